@@ -1,0 +1,106 @@
+/**
+ * Top-level command dispatch. Subcommand modules load lazily so each path pays only for
+ * what it uses.
+ *
+ * @module
+ */
+import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { version } from "./version.ts";
+
+/** The top-level help text. */
+export const USAGE = `reasonix — a coding agent for your terminal
+
+Usage:
+  reasonix                      start an interactive session (needs a terminal)
+  reasonix run "<task>"         run a task headless, streaming the answer to stdout
+  reasonix --version            print the version
+
+Global options:
+  --cwd <dir>                   work in <dir> instead of the current directory
+  -h, --help                    show help (also: reasonix run --help)
+
+Configuration: ./reasonix.toml, then ~/.reasonix/config.toml (REASONIX_HOME overrides).
+The API key comes from the environment variable named by the provider's api_key_env
+(DEEPSEEK_API_KEY by default) or from ~/.reasonix/.env.
+`;
+
+/** Thrown for bad command-line usage; the message is shown as is. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** Splits the global `--cwd` option from the rest. An empty value is ignored. */
+function takeGlobalOptions(argv: string[]): { cwd?: string; rest: string[] } {
+  const rest: string[] = [];
+  let cwd: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (rest.length === 0 && arg === "--cwd") {
+      cwd = argv[++i];
+      if (cwd === undefined) throw new UsageError("--cwd needs a directory");
+      continue;
+    }
+    if (rest.length === 0 && arg.startsWith("--cwd=")) {
+      cwd = arg.slice("--cwd=".length);
+      continue;
+    }
+    rest.push(arg);
+  }
+  return { cwd: cwd || undefined, rest };
+}
+
+/** Runs the CLI with `argv` (without the program name) and returns the exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  let parsed: { cwd?: string; rest: string[] };
+  try {
+    parsed = takeGlobalOptions(argv);
+    if (parsed.cwd) {
+      try {
+        Deno.chdir(parsed.cwd);
+      } catch (error) {
+        throw new UsageError(`cannot use --cwd ${parsed.cwd}: ${(error as Error).message}`);
+      }
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`reasonix: ${error.message}`);
+      return EXIT_USAGE;
+    }
+    throw error;
+  }
+
+  const [command, ...args] = parsed.rest;
+  switch (command) {
+    case undefined: {
+      if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
+        console.error(USAGE);
+        console.error("reasonix: no terminal for an interactive session; use `reasonix run`.");
+        return EXIT_USAGE;
+      }
+      const { interactive } = await import("./interactive.ts");
+      return await interactive([]);
+    }
+    case "run": {
+      const { runCommand } = await import("./run.ts");
+      return await runCommand(args);
+    }
+    case "-h":
+    case "--help":
+    case "help":
+      console.log(USAGE);
+      return EXIT_OK;
+    case "version":
+      console.log(`reasonix ${version()}`);
+      return EXIT_OK;
+    default:
+      console.error(
+        `reasonix: unknown command "${command}".\nTo run a task: reasonix run "${command}${
+          args.length ? " …" : ""
+        }"\n\n${USAGE}`,
+      );
+      return EXIT_USAGE;
+  }
+}

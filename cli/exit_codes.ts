@@ -1,0 +1,14 @@
+/**
+ * Process exit codes, shared by every subcommand.
+ *
+ * @module
+ */
+
+/** The run finished its job. */
+export const EXIT_OK = 0;
+/** The run failed: provider error, turn limit, budget. */
+export const EXIT_FAILURE = 1;
+/** Bad usage or configuration; nothing was started. */
+export const EXIT_USAGE = 2;
+/** Cancelled by SIGINT (128 + 2). */
+export const EXIT_CANCELLED = 130;

@@ -1,0 +1,36 @@
+/**
+ * Program entry. `--version` answers before anything else is loaded so it stays instant;
+ * everything else is imported lazily.
+ *
+ * @module
+ */
+import { version } from "./version.ts";
+
+/** Global flags that take a value and may precede `--version`. */
+const VALUE_FLAGS = new Set(["--cwd"]);
+
+function wantsVersion(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--version" || arg === "-V") return true;
+    if (VALUE_FLAGS.has(arg)) {
+      i++;
+      continue;
+    }
+    if (arg.startsWith("--cwd=")) continue;
+    return false;
+  }
+  return false;
+}
+
+/** Runs the CLI and returns the process exit code. */
+export async function main(args: string[]): Promise<number> {
+  if (wantsVersion(args)) {
+    console.log(`reasonix ${version()}`);
+    return 0;
+  }
+  const { runCli } = await import("./app.ts");
+  return await runCli(args);
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));

@@ -1,0 +1,296 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { defineTool } from "../../tools/define.ts";
+import { ToolRegistry } from "../../tools/registry.ts";
+import type { Tool, ToolContext } from "../../tools/types.ts";
+import { ProviderError } from "../../providers/errors.ts";
+import {
+  ScriptedProvider,
+  type ScriptedReply,
+  textReply,
+  toolReply,
+} from "../../tests/support/scripted_provider.ts";
+import { Agent, type AgentOptions } from "./agent.ts";
+import type { AgentEvent } from "./events.ts";
+import { Session } from "./session.ts";
+import { MAX_TOOL_CONTENT_BYTES } from "./bound.ts";
+
+const log: string[] = [];
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
+
+const lookup = defineTool({
+  name: "lookup",
+  description: "Looks up a key.",
+  input: z.object({ key: z.string(), delay: z.number().optional() }),
+  readOnly: true,
+  async run(args, ctx) {
+    log.push(`start ${args.key}`);
+    await sleep(args.delay ?? 0, ctx.signal);
+    log.push(`end ${args.key}`);
+    return { content: `value of ${args.key}` };
+  },
+});
+
+const store = defineTool({
+  name: "store",
+  description: "Stores a key.",
+  input: z.object({ key: z.string(), size: z.number().optional() }),
+  readOnly: false,
+  async run(args) {
+    log.push(`store ${args.key}`);
+    await Promise.resolve();
+    return { content: args.size ? "x".repeat(args.size) : `stored ${args.key}` };
+  },
+});
+
+function agentWith(script: ScriptedReply[], extra: Partial<AgentOptions> = {}) {
+  log.length = 0;
+  const provider = new ScriptedProvider(script);
+  const session = new Session("test");
+  const tools: Tool[] = [lookup as Tool, store as Tool];
+  const context: Omit<ToolContext, "signal" | "progress"> = {
+    root: "/nonexistent",
+    tempDir: "/nonexistent",
+    shell: { launch: () => Promise.reject(new Error("no shell in this test")) },
+    settings: { bashTimeoutMs: 1000 },
+  };
+  const agent = new Agent({
+    provider,
+    model: "m",
+    session,
+    registry: new ToolRegistry(tools),
+    systemPrompt: "system",
+    toolContext: context,
+    maxTurns: 10,
+    ...extra,
+  });
+  return { agent, provider, session };
+}
+
+async function collect(
+  agent: Agent,
+  text: string,
+  signal = new AbortController().signal,
+): Promise<AgentEvent[]> {
+  const events: AgentEvent[] = [];
+  for await (const event of agent.run({ text }, { signal })) events.push(event);
+  return events;
+}
+
+function done(events: AgentEvent[]): Extract<AgentEvent, { type: "done" }> {
+  const last = events.at(-1);
+  assert.equal(last?.type, "done");
+  return last as Extract<AgentEvent, { type: "done" }>;
+}
+
+Deno.test("agent streams text and completes when the model calls no tool", async () => {
+  const { agent, session } = agentWith([textReply("hello")]);
+  const events = await collect(agent, "hi");
+  assert.deepEqual(
+    events.filter((e) => e.type === "text").map((e) => (e as { text: string }).text),
+    [
+      "hello",
+    ],
+  );
+  const end = done(events);
+  assert.equal(end.status, "completed");
+  assert.equal(end.text, "hello");
+  assert.equal(end.turns, 1);
+  assert.deepEqual(session.messages.map((m) => m.role), ["user", "assistant"]);
+});
+
+Deno.test("agent runs tool calls, appends results and continues", async () => {
+  const { agent, session, provider } = agentWith([
+    toolReply({ id: "c1", name: "lookup", args: { key: "a" } }),
+    textReply("the value is a"),
+  ]);
+  const end = done(await collect(agent, "what is a?"));
+  assert.equal(end.status, "completed");
+  assert.equal(end.toolCalls, 1);
+  assert.deepEqual(session.messages.map((m) => m.role), ["user", "assistant", "tool", "assistant"]);
+  assert.equal(session.messages[2].content, "value of a");
+  assert.equal(session.messages[2].toolCallId, "c1");
+  // The second request extends the first: same leading messages, same objects.
+  const [first, second] = provider.requests;
+  assert.equal(second.messages.length, first.messages.length + 2);
+  first.messages.forEach((m, i) => assert.equal(second.messages[i], m));
+  assert.equal(second.tools, first.tools);
+});
+
+Deno.test("agent runs read-only calls in parallel and writers serially in order", async () => {
+  const { agent, session } = agentWith([
+    toolReply(
+      { id: "r1", name: "lookup", args: { key: "a", delay: 40 } },
+      { id: "r2", name: "lookup", args: { key: "b", delay: 10 } },
+      { id: "w1", name: "store", args: { key: "c" } },
+      { id: "r3", name: "lookup", args: { key: "d" } },
+    ),
+    textReply("done"),
+  ]);
+  done(await collect(agent, "go"));
+  assert.deepEqual(log, ["start a", "start b", "end b", "end a", "store c", "start d", "end d"]);
+  // Results are appended in the model's order regardless of finishing order.
+  assert.deepEqual(
+    session.messages.filter((m) => m.role === "tool").map((m) => m.toolCallId),
+    ["r1", "r2", "w1", "r3"],
+  );
+});
+
+Deno.test("agent stops with max_turns when the model keeps calling tools", async () => {
+  const { agent } = agentWith([
+    toolReply({ id: "1", name: "lookup", args: { key: "a" } }),
+    toolReply({ id: "2", name: "lookup", args: { key: "a" } }),
+  ], { maxTurns: 2 });
+  const end = done(await collect(agent, "loop"));
+  assert.equal(end.status, "max_turns");
+  assert.equal(end.turns, 2);
+});
+
+Deno.test("invalid JSON arguments get an error result that repeats the schema", async () => {
+  const { agent, session } = agentWith([
+    {
+      chunks: [
+        { type: "tool_call", call: { id: "c", name: "lookup", arguments: '{"key": "a"' } },
+        { type: "done", finishReason: "tool_calls" },
+      ],
+    },
+    textReply("ok"),
+  ]);
+  done(await collect(agent, "go"));
+  const result = session.messages[2];
+  assert.equal(result.isError, true);
+  assert.match(result.content, /not valid JSON/);
+  assert.match(result.content, /"required":\["key"\]/);
+});
+
+Deno.test("arguments failing validation get the issues and the schema", async () => {
+  const { agent, session } = agentWith([
+    toolReply({ id: "c", name: "lookup", args: { key: 5 } }),
+    textReply("ok"),
+  ]);
+  done(await collect(agent, "go"));
+  assert.match(session.messages[2].content, /Invalid arguments for lookup:\nkey: /);
+  assert.match(session.messages[2].content, /JSON Schema/);
+});
+
+Deno.test("an unknown tool gets an error naming the available tools", async () => {
+  const { agent, session } = agentWith([
+    toolReply({ id: "c", name: "nope", args: {} }),
+    textReply("ok"),
+  ]);
+  done(await collect(agent, "go"));
+  assert.equal(session.messages[2].content, 'Unknown tool "nope". Available tools: lookup, store.');
+});
+
+Deno.test("oversized tool output is bounded for the model and kept whole locally", async () => {
+  const { agent, session } = agentWith([
+    toolReply({ id: "c", name: "store", args: { key: "k", size: 100_000 } }),
+    textReply("ok"),
+  ]);
+  done(await collect(agent, "go"));
+  const result = session.messages[2];
+  assert.ok(new TextEncoder().encode(result.content).length <= MAX_TOOL_CONTENT_BYTES);
+  assert.match(result.content, /100000 bytes in total/);
+  assert.equal(result.rawContent?.length, 100_000);
+});
+
+Deno.test("cancelling during the stream keeps shown text and ends cancelled", async () => {
+  const controller = new AbortController();
+  const { agent, session } = agentWith([{
+    chunks: [{ type: "text", text: "partial" }, { type: "text", text: " more" }],
+    delayMs: 30,
+  }]);
+  const events: AgentEvent[] = [];
+  for await (const event of agent.run({ text: "go" }, { signal: controller.signal })) {
+    events.push(event);
+    if (event.type === "text") controller.abort(new DOMException("stop", "AbortError"));
+  }
+  assert.equal(done(events).status, "cancelled");
+  assert.deepEqual(session.messages.map((m) => [m.role, m.content]).slice(1), [
+    ["assistant", "partial"],
+  ]);
+});
+
+Deno.test("cancelling during tools gives every tool call a result", async () => {
+  const controller = new AbortController();
+  const { agent, session } = agentWith([
+    toolReply(
+      { id: "r1", name: "lookup", args: { key: "a", delay: 5_000 } },
+      { id: "w1", name: "store", args: { key: "b" } },
+    ),
+  ]);
+  const events: AgentEvent[] = [];
+  for await (const event of agent.run({ text: "go" }, { signal: controller.signal })) {
+    events.push(event);
+    if (event.type === "tool_start") setTimeout(() => controller.abort(), 20);
+  }
+  assert.equal(done(events).status, "cancelled");
+  const results = session.messages.filter((m) => m.role === "tool");
+  assert.deepEqual(results.map((m) => m.toolCallId), ["r1", "w1"]);
+  assert.ok(results.every((m) => m.isError));
+  assert.deepEqual(session.unansweredToolCalls(), []);
+  assert.ok(!log.includes("store b"), "the writer after a cancelled batch never ran");
+});
+
+Deno.test("a provider error ends the run with its code and message", async () => {
+  const { agent } = agentWith([{
+    chunks: [],
+    error: new ProviderError("provider_auth", "401: invalid api key", { status: 401 }),
+  }]);
+  const end = done(await collect(agent, "go"));
+  assert.equal(end.status, "error");
+  assert.deepEqual(end.error, { code: "provider_auth", message: "401: invalid api key" });
+});
+
+Deno.test("usage is accumulated and priced per request", async () => {
+  const usage = {
+    promptTokens: 1000,
+    completionTokens: 100,
+    cacheHitTokens: 800,
+    cacheMissTokens: 200,
+  };
+  const { agent } = agentWith([
+    {
+      chunks: [
+        { type: "tool_call", call: { id: "c", name: "lookup", arguments: '{"key":"a"}' } },
+        { type: "usage", usage },
+        { type: "done", finishReason: "tool_calls" },
+      ],
+    },
+    {
+      chunks: [{ type: "text", text: "x" }, { type: "usage", usage }, {
+        type: "done",
+        finishReason: "stop",
+      }],
+    },
+  ], { price: { cache_hit: 0.1, input: 1, output: 2, currency: "USD" } });
+  const events = await collect(agent, "go");
+  const end = done(events);
+  assert.equal(end.usage.promptTokens, 2000);
+  assert.equal(end.usage.cacheHitTokens, 1600);
+  // Per request: (800*0.1 + 200*1 + 100*2) / 1e6 = 0.00048
+  assert.ok(Math.abs(end.usage.cost! - 0.00096) < 1e-12);
+  assert.equal(events.filter((e) => e.type === "usage").length, 2);
+});
+
+Deno.test("the output budget sees a prompt estimate and sets maxOutputTokens", async () => {
+  const seen: number[] = [];
+  const { agent, provider } = agentWith([textReply("ok")], {
+    outputBudget: (prompt) => {
+      seen.push(prompt);
+      return 1234;
+    },
+  });
+  done(await collect(agent, "go"));
+  assert.equal(provider.requests[0].maxOutputTokens, 1234);
+  assert.ok(seen[0] > 0);
+});

@@ -1,0 +1,68 @@
+/**
+ * The one typed event stream every front end renders: the interactive UI, `run --json` and
+ * `serve`. Front ends read events and never reach into loop state.
+ *
+ * @module
+ */
+import type { ToolCall, Usage } from "../../providers/types.ts";
+import type { ToolResult } from "../../tools/types.ts";
+
+/** How a run ended. */
+export type RunStatus =
+  | "completed"
+  | "max_turns"
+  | "cancelled"
+  | "error"
+  | "budget_exceeded"
+  | "timeout";
+
+/** Token and cost totals of a run or a session. */
+export interface UsageTotals {
+  promptTokens: number;
+  completionTokens: number;
+  cacheHitTokens: number;
+  cacheMissTokens: number;
+  /** Cost in `currency`, when a price is known. */
+  cost?: number;
+  currency?: string;
+}
+
+/** Everything a run reports, in order. */
+export type AgentEvent =
+  | { type: "turn_start"; turn: number }
+  | { type: "request_start"; turn: number; model: string }
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  | { type: "tool_start"; call: ToolCall }
+  | { type: "tool_progress"; callId: string; message: string }
+  | { type: "tool_end"; call: ToolCall; result: ToolResult; durationMs: number }
+  | {
+    type: "usage";
+    turn: number;
+    usage: Usage;
+    /** Cost of this request, when priced. */
+    cost?: number;
+    currency?: string;
+  }
+  | { type: "notice"; level: "info" | "warning"; message: string }
+  | {
+    type: "done";
+    status: RunStatus;
+    /** Final assistant text of the run. */
+    text: string;
+    turns: number;
+    toolCalls: number;
+    usage: UsageTotals;
+    /** Present when status is `error`. */
+    error?: { code: string; message: string };
+  };
+
+/** What a user hands a runner. */
+export interface UserInput {
+  text: string;
+}
+
+/** Anything that turns user input into events: the single-model `Agent` and the `Coordinator`. */
+export interface Runner {
+  run(input: UserInput, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent>;
+}

@@ -1,0 +1,126 @@
+/**
+ * The central tool pipeline: decode → validate → permission → execute with a timeout →
+ * bound the output. Every tool, built-in or plugin, passes through here, so no tool has to
+ * repeat these concerns, and no failure escapes as an exception.
+ *
+ * @module
+ */
+import type { ToolCall } from "../../providers/types.ts";
+import type { ToolRegistry } from "../../tools/registry.ts";
+import type { Tool, ToolAccess, ToolContext, ToolResult } from "../../tools/types.ts";
+import { boundText } from "./bound.ts";
+
+/** Outcome of a permission check. */
+export type GateDecision =
+  | { allow: true }
+  | { allow: false; reason: string };
+
+/** Decides whether a validated call may run. The permission layer implements this. */
+export interface ToolGate {
+  check(
+    tool: Tool,
+    args: unknown,
+    access: ToolAccess,
+    opts: { signal: AbortSignal; callId: string },
+  ): Promise<GateDecision>;
+}
+
+/** Options of one pipeline pass. */
+export interface ExecuteOptions {
+  registry: ToolRegistry;
+  /** Context shared by the turn; `signal` and `progress` are set per call. */
+  context: Omit<ToolContext, "signal" | "progress">;
+  signal: AbortSignal;
+  gate?: ToolGate;
+  /** Upper bound for any single call. */
+  timeoutMs: number;
+  onProgress?(message: string): void;
+}
+
+function schemaHint(tool: Tool): string {
+  return `Expected arguments matching this JSON Schema:\n${JSON.stringify(tool.schema)}`;
+}
+
+function errorResult(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+/** Decodes the raw argument text. An empty string means no arguments. */
+function decodeArguments(
+  text: string,
+): { ok: true; value: unknown } | { ok: false; error: string } {
+  if (text.trim() === "") return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+/** Runs one tool call through the pipeline. Never throws except for abort of the turn. */
+export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Promise<ToolResult> {
+  const tool = opts.registry.get(call.name);
+  if (!tool) {
+    return errorResult(
+      `Unknown tool "${call.name}". Available tools: ${opts.registry.names().join(", ")}.`,
+    );
+  }
+  const decoded = decodeArguments(call.arguments);
+  if (!decoded.ok) {
+    return errorResult(
+      `The arguments for ${tool.name} are not valid JSON (${decoded.error}). ${schemaHint(tool)}`,
+    );
+  }
+  if (decoded.value === null || typeof decoded.value !== "object" || Array.isArray(decoded.value)) {
+    return errorResult(`The arguments for ${tool.name} must be a JSON object. ${schemaHint(tool)}`);
+  }
+  let args: unknown = decoded.value;
+  if (tool.parse) {
+    const parsed = tool.parse(decoded.value);
+    if (!parsed.ok) {
+      return errorResult(
+        `Invalid arguments for ${tool.name}:\n${parsed.error}\n${schemaHint(tool)}`,
+      );
+    }
+    args = parsed.value;
+  }
+
+  let access: ToolAccess = {};
+  try {
+    access = tool.access?.(args) ?? {};
+  } catch (error) {
+    return errorResult(`Invalid arguments for ${tool.name}: ${(error as Error).message}`);
+  }
+  if (opts.gate) {
+    const decision = await opts.gate.check(tool, args, access, {
+      signal: opts.signal,
+      callId: call.id,
+    });
+    if (!decision.allow) return errorResult(decision.reason);
+  }
+
+  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const signal = AbortSignal.any([opts.signal, timeout]);
+  const ctx: ToolContext = {
+    ...opts.context,
+    signal,
+    progress: (message) => opts.onProgress?.(message),
+  };
+  let result: ToolResult;
+  try {
+    result = await tool.execute(args, ctx);
+  } catch (error) {
+    if (opts.signal.aborted) throw opts.signal.reason;
+    if (timeout.aborted) {
+      return errorResult(`${tool.name} timed out after ${Math.round(opts.timeoutMs / 1000)}s.`);
+    }
+    return errorResult(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`);
+  }
+  if (timeout.aborted && !opts.signal.aborted && !result.isError) {
+    return errorResult(`${tool.name} timed out after ${Math.round(opts.timeoutMs / 1000)}s.`);
+  }
+  const content = boundText(result.content);
+  return content === result.content
+    ? result
+    : { ...result, content, raw: result.raw ?? result.content };
+}

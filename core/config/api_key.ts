@@ -1,0 +1,80 @@
+/**
+ * API keys: read from the environment variable a provider names (`api_key_env`), else from
+ * `<home>/.env`. Never from a project `.env`, never from the configuration itself.
+ *
+ * A project `reasonix.toml` must not be able to send a user's key elsewhere. When the built-in
+ * defaults or the user config use a variable as `api_key_env`, that key is released only to a
+ * provider whose every endpoint origin is one those trusted layers bound to the variable.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { loadHomeDotenv } from "./dotenv.ts";
+import { endpointOrigins } from "./endpoint.ts";
+import { ConfigError } from "./errors.ts";
+import { BUILTIN_SOURCE } from "./defaults.ts";
+import type { ProviderConfig, SourceLocation } from "./types.ts";
+
+/** Where {@link resolveApiKey} looks. */
+export interface ApiKeyOptions {
+  /** The process environment. */
+  env: Record<string, string | undefined>;
+  /** The Reasonix home; its `.env` is the fallback. */
+  home: string;
+}
+
+/**
+ * The API key for `provider`, or `undefined` when it names no `api_key_env` (local gateways).
+ * Throws {@link ConfigError} when the key is unset or may not be released to this endpoint.
+ */
+export async function resolveApiKey(
+  provider: ProviderConfig,
+  opts: ApiKeyOptions,
+): Promise<string | undefined> {
+  const name = provider.api_key_env;
+  if (!name) return undefined;
+  checkKeyRelease(provider, name, opts.home);
+
+  const fromEnv = opts.env[name];
+  if (fromEnv) return fromEnv;
+  const fromFile = (await loadHomeDotenv(opts.home))[name];
+  if (fromFile) return fromFile;
+
+  const declared = provider.source?.api_key_env_from?.file ??
+    provider.source?.declared_in.file ?? BUILTIN_SOURCE;
+  throw new ConfigError({
+    problem: `${name} is not set (provider "${provider.name}" in ${declared})`,
+    fix: `export ${name}=... or add it to ${join(opts.home, ".env")}`,
+  });
+}
+
+function checkKeyRelease(provider: ProviderConfig, name: string, home: string): void {
+  const bindings = provider.source?.trusted_key_bindings;
+  if (!bindings) return;
+  const allowed = new Set(bindings.map((b) => b.origin));
+  for (const { field, origin } of endpointOrigins(provider)) {
+    if (allowed.has(origin)) continue;
+    const blame = blameFor(provider, field);
+    const bound = [...allowed].join(", ");
+    const owners = [...new Set(bindings.map((b) => `provider "${b.provider}" in ${b.file}`))]
+      .join(", ");
+    throw new ConfigError({
+      file: blame?.file,
+      line: blame?.line,
+      problem: `refusing to send ${name} to ${origin} for provider "${provider.name}": that key ` +
+        `belongs to ${owners}, bound to ${bound}; a project reasonix.toml cannot send a ` +
+        `user's API key to another endpoint`,
+      fix: `if you trust ${origin} with ${name}, declare provider "${provider.name}" in ` +
+        `${join(home, "config.toml")}; otherwise use a different api_key_env`,
+    });
+  }
+}
+
+/** The untrusted location that caused a mismatch: the endpoint key, else `api_key_env`. */
+function blameFor(provider: ProviderConfig, field: string): SourceLocation | undefined {
+  const src = provider.source!;
+  const endpoint = field === "kind" ? undefined : src.endpoint_from[field as "base_url"];
+  if (endpoint && !endpoint.trusted) return endpoint;
+  if (src.api_key_env_from && !src.api_key_env_from.trusted) return src.api_key_env_from;
+  return endpoint ?? src.api_key_env_from ?? src.declared_in;
+}

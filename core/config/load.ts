@@ -1,0 +1,525 @@
+/**
+ * Loads the layered configuration: built-in defaults, then `<home>/config.toml`, then
+ * `<cwd>/reasonix.toml`. Command-line flags go on top with `applyFlags`.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { parse, TomlError } from "smol-toml";
+import type { z } from "zod";
+import { providerKinds } from "../../providers/registry.ts";
+import { BUILTIN_SOURCE, builtinDefaults } from "./defaults.ts";
+import { loadHomeDotenv } from "./dotenv.ts";
+import { endpointOrigins } from "./endpoint.ts";
+import { ConfigError } from "./errors.ts";
+import { readTextIfExists } from "./files.ts";
+import { expandVars, referencedVars, VarExpansionError, type VarLookup } from "./expand.ts";
+import { reasonixHome } from "./home.ts";
+import { mergeLayers } from "./merge.ts";
+import {
+  type LayerData,
+  type LayerProvider,
+  layerSchema,
+  LEGACY_KEYS,
+  PROVIDER_KEYS,
+} from "./schema.ts";
+import { type KeyPath, locateKey } from "./toml_locate.ts";
+import type {
+  AgentConfig,
+  Config,
+  KeyBinding,
+  PermissionsConfig,
+  ProviderConfig,
+  ProviderSource,
+  SandboxConfig,
+  SourceLocation,
+  ToolsConfig,
+} from "./types.ts";
+
+/** Options for {@link loadConfig}. */
+export interface LoadConfigOptions {
+  /** The project directory; `<cwd>/reasonix.toml` is the project layer. */
+  cwd: string;
+  /** The process environment, passed explicitly so tests never read the real one. */
+  env: Record<string, string | undefined>;
+  /** The Reasonix home; defaults to {@link reasonixHome} of `env`. */
+  home?: string;
+  /**
+   * Valid provider kinds. Defaults to the kinds registered in `providers/registry.ts`, so the
+   * composition root must import the built-in provider kinds before loading.
+   */
+  knownKinds?: readonly string[];
+}
+
+/** The merged configuration plus non-fatal findings (unknown keys), one line each. */
+export type LoadedConfig = Config & { warnings: string[] };
+
+type Table = Record<string, unknown>;
+
+/** One parsed, expanded and validated layer. */
+interface Layer {
+  /** File path, or `built-in defaults`. */
+  source: string;
+  /** Source text, for locating keys; absent for the built-in layer. */
+  text?: string;
+  trusted: boolean;
+  data: LayerData;
+}
+
+interface Context {
+  lookup: VarLookup;
+  knownKinds: readonly string[];
+  warnings: string[];
+  /** Variables trusted layers use as `api_key_env`: a project file may not expand them. */
+  keyVars: Map<string, KeyBinding[]>;
+  userConfigPath: string;
+}
+
+/**
+ * Loads, merges and validates the configuration. `${VAR}` references are expanded from
+ * `env` and then `<home>/.env` (never a project `.env`). Throws {@link ConfigError}.
+ */
+export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig> {
+  const home = opts.home ?? reasonixHome(opts.env);
+  const homeEnv = await loadHomeDotenv(home);
+  const ctx: Context = {
+    lookup: (name) => opts.env[name] ?? homeEnv[name],
+    knownKinds: opts.knownKinds ?? providerKinds(),
+    warnings: [],
+    keyVars: new Map(),
+    userConfigPath: join(home, "config.toml"),
+  };
+
+  const layers: Layer[] = [
+    prepareLayer({ source: BUILTIN_SOURCE, trusted: true, raw: builtinDefaults() }, ctx),
+  ];
+  const userText = await readTextIfExists(ctx.userConfigPath);
+  if (userText !== undefined) {
+    layers.push(prepareLayer({ source: ctx.userConfigPath, trusted: true, text: userText }, ctx));
+  }
+  ctx.keyVars = keyBindings(layers);
+
+  const projectPath = join(opts.cwd, "reasonix.toml");
+  const projectText = await readTextIfExists(projectPath);
+  if (projectText !== undefined) {
+    layers.push(prepareLayer({ source: projectPath, trusted: false, text: projectText }, ctx));
+  }
+
+  return { ...finalize(mergeAll(layers), layers, ctx), warnings: ctx.warnings };
+}
+
+// ---------------------------------------------------------------------------------------
+// One layer
+
+interface LayerInput {
+  source: string;
+  trusted: boolean;
+  text?: string;
+  raw?: Table;
+}
+
+function prepareLayer(input: LayerInput, ctx: Context): Layer {
+  const raw = input.raw ?? parseToml(input.text ?? "", input.source);
+  const layer: Layer = {
+    source: input.source,
+    text: input.text,
+    trusted: input.trusted,
+    data: {},
+  };
+  dropLegacyKeys(raw);
+
+  // Unknown keys are reported and dropped before expansion, so a stray key cannot fail the
+  // load through an unset variable.
+  const first = layerSchema.safeParse(raw);
+  const unknown: { line: number; text: string }[] = [];
+  for (const issue of first.error?.issues ?? []) {
+    if (issue.code !== "unrecognized_keys") continue;
+    const parent = valueAt(raw, issue.path as KeyPath) as Table;
+    for (const key of issue.keys) {
+      const path = [...issue.path, key] as KeyPath;
+      unknown.push({
+        line: locate(layer, path).line ?? 0,
+        text: `${where(layer, path)}unknown key "${describeKey(path, raw)}" is ignored`,
+      });
+      delete parent[key];
+    }
+  }
+  ctx.warnings.push(...unknown.sort((a, b) => a.line - b.line).map((w) => w.text));
+
+  expandTree(raw, [], layer, raw, ctx);
+
+  const second = layerSchema.safeParse(raw);
+  if (!second.success) throw issueError(layer, raw, second.error.issues);
+  layer.data = second.data;
+  checkProviders(layer, ctx);
+  return layer;
+}
+
+function parseToml(text: string, file: string): Table {
+  try {
+    return parse(text) as Table;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      const problem = err.message.split("\n")[0].replace(/^Invalid TOML document:\s*/, "");
+      throw new ConfigError({
+        file,
+        line: err.line,
+        column: err.column,
+        problem: `invalid TOML: ${problem}`,
+        fix: `correct the TOML syntax on line ${err.line} (see https://toml.io)`,
+        cause: err,
+      });
+    }
+    throw err;
+  }
+}
+
+function dropLegacyKeys(raw: Table): void {
+  const tables: unknown[] = [raw, raw.agent];
+  if (Array.isArray(raw.providers)) tables.push(...raw.providers);
+  for (const t of tables) {
+    if (!isTable(t)) continue;
+    for (const key of Object.keys(t)) if (LEGACY_KEYS.has(key)) delete t[key];
+  }
+}
+
+/** Expands `${VAR}` in every string value except the raw `[mcp]` table. */
+function expandTree(
+  node: unknown,
+  path: (string | number)[],
+  layer: Layer,
+  root: Table,
+  ctx: Context,
+): unknown {
+  if (typeof node === "string") return expandString(node, path, layer, root, ctx);
+  if (Array.isArray(node)) {
+    node.forEach((v, i) => node[i] = expandTree(v, [...path, i], layer, root, ctx));
+  } else if (isTable(node)) {
+    for (const [key, value] of Object.entries(node)) {
+      if (path.length === 0 && key === "mcp") continue;
+      node[key] = expandTree(value, [...path, key], layer, root, ctx);
+    }
+  }
+  return node;
+}
+
+function expandString(
+  text: string,
+  path: KeyPath,
+  layer: Layer,
+  root: Table,
+  ctx: Context,
+): string {
+  const key = describeKey(path, root);
+  if (!layer.trusted) {
+    for (const name of referencedVars(text)) {
+      const bindings = ctx.keyVars.get(name);
+      if (!bindings) continue;
+      const b = bindings[0];
+      throw new ConfigError({
+        ...locate(layer, path),
+        problem: `${key} expands \${${name}}, the API key of ` +
+          `provider "${b.provider}" (${b.file}); a project file may not read a user's API keys`,
+        fix: `use api_key_env = "${name}" on a provider with the same endpoint, or declare ` +
+          `this provider in ${ctx.userConfigPath}`,
+      });
+    }
+  }
+  try {
+    return expandVars(text, ctx.lookup);
+  } catch (err) {
+    if (!(err instanceof VarExpansionError)) throw err;
+    if (err.reason === "unset") {
+      throw new ConfigError({
+        ...locate(layer, path),
+        problem: `${key} uses \${${err.variable}}, but ${err.variable} is not set`,
+        fix: `set ${err.variable} or write \${${err.variable}:-default}`,
+        cause: err,
+      });
+    }
+    throw new ConfigError({
+      ...locate(layer, path),
+      problem: `${key}: ${err.message}`,
+      fix: "write ${NAME} or ${NAME:-default}, and $$ for a literal $",
+      cause: err,
+    });
+  }
+}
+
+function checkProviders(layer: Layer, ctx: Context): void {
+  const seen = new Map<string, number>();
+  (layer.data.providers ?? []).forEach((p, i) => {
+    const earlier = seen.get(p.name);
+    if (earlier !== undefined) {
+      const first = locate(layer, ["providers", earlier]);
+      throw new ConfigError({
+        ...locate(layer, ["providers", i, "name"]),
+        problem: `[[providers]] "${p.name}" is declared twice in this file` +
+          (first.line ? ` (first on line ${first.line})` : ""),
+        fix: `merge the two [[providers]] tables named "${p.name}" or rename one`,
+      });
+    }
+    seen.set(p.name, i);
+    if (p.kind !== undefined && !ctx.knownKinds.includes(p.kind)) {
+      const known = ctx.knownKinds.length ? ctx.knownKinds.join(", ") : "none registered";
+      throw new ConfigError({
+        ...locate(layer, ["providers", i, "kind"]),
+        problem: `[[providers]] "${p.name}" has unknown kind "${p.kind}" (known kinds: ${known})`,
+        fix: ctx.knownKinds.length
+          ? `set kind to one of: ${ctx.knownKinds.join(", ")}`
+          : "register the built-in provider kinds before loading the configuration",
+      });
+    }
+    moveExtrasToOptions(p, layer, i, ctx);
+  });
+}
+
+/** Keys the config layer does not interpret are kind-specific options (`web_search`, ...). */
+function moveExtrasToOptions(p: LayerProvider, layer: Layer, index: number, ctx: Context): void {
+  const known = new Set<string>(PROVIDER_KEYS);
+  const extras: Table = {};
+  for (const key of Object.keys(p)) {
+    if (known.has(key)) continue;
+    extras[key] = p[key];
+    delete p[key];
+    const near = PROVIDER_KEYS.find((k) => editDistance(k, key) <= 2);
+    if (near && key.length > 3) {
+      ctx.warnings.push(
+        `${where(layer, ["providers", index, key])}unknown key "${key}" in [[providers]] ` +
+          `"${p.name}" is kept as a kind-specific option; did you mean "${near}"?`,
+      );
+    }
+  }
+  if (Object.keys(extras).length) p.options = { ...extras, ...p.options };
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return row[b.length];
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors and locations
+
+function issueError(layer: Layer, raw: Table, issues: z.ZodError["issues"]): ConfigError {
+  const real = issues.filter((i) => i.code !== "unrecognized_keys");
+  const located = (real.length ? real : issues)
+    .map((issue) => ({ issue, at: locate(layer, issue.path as KeyPath) }));
+  located.sort((a, b) => (a.at.line ?? Infinity) - (b.at.line ?? Infinity));
+  const { issue, at } = located[0];
+  const path = issue.path as KeyPath;
+  const key = describeKey(path, raw);
+  const value = valueAt(raw, path);
+  const requirement = issue.message;
+  return new ConfigError({
+    ...at,
+    problem: value === undefined
+      ? `${key} is missing; it must be ${requirement}`
+      : `${key} must be ${requirement}, got ${show(value)}`,
+    fix: value === undefined ? `add ${key}, ${requirement}` : `set ${key} to ${requirement}`,
+  });
+}
+
+function locate(layer: Layer, path: KeyPath): { file: string; line?: number; column?: number } {
+  const pos = layer.text === undefined ? undefined : locateKey(layer.text, path);
+  return { file: layer.source, line: pos?.line, column: pos?.column };
+}
+
+function where(layer: Layer, path: KeyPath): string {
+  const at = locate(layer, path);
+  return at.line === undefined ? `${at.file}: ` : `${at.file}:${at.line}: `;
+}
+
+/** `agent.compact_ratio`, or `context_window in [[providers]] "name"`. */
+function describeKey(path: KeyPath, root: Table): string {
+  if (path[0] === "providers" && typeof path[1] === "number") {
+    const entry = (root.providers as unknown[] | undefined)?.[path[1]];
+    const name = isTable(entry) && typeof entry.name === "string" ? entry.name : undefined;
+    const label = name !== undefined ? `[[providers]] "${name}"` : `[[providers]] #${path[1] + 1}`;
+    const rest = path.slice(2);
+    return rest.length ? `${dotted(rest)} in ${label}` : label;
+  }
+  return dotted(path);
+}
+
+function dotted(path: KeyPath): string {
+  let out = "";
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else {
+      const key = /^[A-Za-z0-9_-]+$/.test(seg) ? seg : JSON.stringify(seg);
+      out += out ? `.${key}` : key;
+    }
+  }
+  return out;
+}
+
+function show(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (isTable(value)) return "a table";
+  return JSON.stringify(value) ?? String(value);
+}
+
+function valueAt(root: unknown, path: KeyPath): unknown {
+  let node = root;
+  for (const seg of path) {
+    if (node === null || typeof node !== "object") return undefined;
+    node = (node as Record<string | number, unknown>)[seg];
+  }
+  return node;
+}
+
+function isTable(v: unknown): v is Table {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+// ---------------------------------------------------------------------------------------
+// Provenance and the merged result
+
+interface Occurrence {
+  layer: Layer;
+  index: number;
+  provider: LayerProvider;
+}
+
+function occurrences(layers: Layer[], name: string): Occurrence[] {
+  const out: Occurrence[] = [];
+  for (const layer of layers) {
+    const index = layer.data.providers?.findIndex((p) => p.name === name) ?? -1;
+    if (index >= 0) out.push({ layer, index, provider: layer.data.providers![index] });
+  }
+  return out;
+}
+
+/** The highest layer that set `field` on the provider, as a source location. */
+function fieldFrom(occ: Occurrence[], field: string): SourceLocation | undefined {
+  for (let k = occ.length - 1; k >= 0; k--) {
+    const o = occ[k];
+    if (o.provider[field] === undefined) continue;
+    return sourceLocation(o.layer, ["providers", o.index, field]);
+  }
+  return undefined;
+}
+
+function sourceLocation(layer: Layer, path: KeyPath): SourceLocation {
+  const at = locate(layer, path);
+  return withoutUndefined({ file: at.file, line: at.line, trusted: layer.trusted });
+}
+
+function withoutUndefined<T extends object>(obj: T): T {
+  for (const key of Object.keys(obj) as (keyof T)[]) if (obj[key] === undefined) delete obj[key];
+  return obj;
+}
+
+/** Which endpoints the trusted layers bind to each `api_key_env` name. */
+function keyBindings(trusted: Layer[]): Map<string, KeyBinding[]> {
+  const out = new Map<string, KeyBinding[]>();
+  for (const p of mergeAll(trusted).providers ?? []) {
+    if (!p.api_key_env) continue;
+    const file = fieldFrom(occurrences(trusted, p.name), "api_key_env")?.file ?? BUILTIN_SOURCE;
+    const list = out.get(p.api_key_env) ?? [];
+    for (const { origin } of endpointOrigins({ ...p, kind: p.kind ?? "" })) {
+      list.push({ origin, provider: p.name, file });
+    }
+    out.set(p.api_key_env, list);
+  }
+  return out;
+}
+
+function mergeAll(layers: Layer[]): LayerData {
+  return layers.slice(1).reduce((acc, l) => mergeLayers(acc, l.data), layers[0].data);
+}
+
+function finalize(merged: LayerData, layers: Layer[], ctx: Context): Config {
+  const providers = (merged.providers ?? []).map((p) => buildProvider(p, layers, ctx));
+  const defaultFrom = [...layers].reverse().find((l) => l.data.default_model !== undefined);
+  const config: Config = {
+    // The built-in layer supplies every required key below; later layers only override.
+    default_model: merged.default_model!,
+    agent: merged.agent as AgentConfig,
+    providers,
+    tools: merged.tools as ToolsConfig,
+    permissions: merged.permissions as PermissionsConfig,
+    sandbox: merged.sandbox as SandboxConfig,
+    mcp: merged.mcp ?? {},
+    serve: merged.serve ?? {},
+    sources: layers.filter((l) => l.text !== undefined).map((l) => l.source),
+    default_model_from: defaultFrom?.source ?? BUILTIN_SOURCE,
+  };
+  if (merged.keep !== undefined) config.keep = merged.keep;
+  if (merged.recent_keep !== undefined) config.recent_keep = merged.recent_keep;
+  return config;
+}
+
+function buildProvider(p: LayerProvider, layers: Layer[], ctx: Context): ProviderConfig {
+  const occ = occurrences(layers, p.name);
+  const top = occ[occ.length - 1];
+  const header = locate(top.layer, ["providers", top.index]);
+  if (p.kind === undefined) {
+    throw new ConfigError({
+      ...header,
+      problem: `[[providers]] "${p.name}" has no kind`,
+      fix: `add kind = "${ctx.knownKinds[0] ?? "openai"}" to the [[providers]] table "${p.name}"` +
+        (ctx.knownKinds.length ? ` (known kinds: ${ctx.knownKinds.join(", ")})` : ""),
+    });
+  }
+  if (p.context_window === undefined) {
+    throw new ConfigError({
+      ...header,
+      problem: `[[providers]] "${p.name}" has no context_window`,
+      fix: `add context_window = <tokens> (the models' context window) to [[providers]] ` +
+        `"${p.name}"`,
+    });
+  }
+  const models = p.models ?? [];
+  if (p.default !== undefined && models.length > 0 && !models.includes(p.default)) {
+    const at = fieldFrom(occ, "default")!;
+    throw new ConfigError({
+      file: at.file,
+      line: at.line,
+      problem: `default = "${p.default}" in [[providers]] "${p.name}" is not one of its ` +
+        `models (${models.join(", ")})`,
+      fix: `set default to one of the listed models, or add "${p.default}" to models`,
+    });
+  }
+
+  const source: ProviderSource = {
+    declared_in: sourceLocation(occ[0].layer, ["providers", occ[0].index]),
+    endpoint_from: {},
+  };
+  for (const key of ["base_url", "request_url", "chat_url"] as const) {
+    const from = fieldFrom(occ, key);
+    if (from) source.endpoint_from[key] = from;
+  }
+  const keyFrom = fieldFrom(occ, "api_key_env");
+  if (keyFrom) source.api_key_env_from = keyFrom;
+  const bindings = p.api_key_env ? ctx.keyVars.get(p.api_key_env) : undefined;
+  if (bindings) source.trusted_key_bindings = bindings;
+
+  return withoutUndefined<ProviderConfig>({
+    name: p.name,
+    kind: p.kind,
+    base_url: p.base_url,
+    request_url: p.request_url,
+    chat_url: p.chat_url,
+    models,
+    default: p.default,
+    api_key_env: p.api_key_env,
+    context_window: p.context_window,
+    max_output_tokens: p.max_output_tokens ?? 0,
+    model_overrides: p.model_overrides ?? {},
+    price: p.price,
+    headers: p.headers ?? {},
+    options: p.options ?? {},
+    source,
+  });
+}

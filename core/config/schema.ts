@@ -1,0 +1,170 @@
+/**
+ * The shape one configuration file may take. Every key is optional here: a file only states
+ * what it changes, and the built-in defaults layer fills the rest. Each message is the
+ * requirement in plain words ("a number between 0.30 and 0.85") so errors read
+ * `<key> must be <requirement>`.
+ *
+ * @module
+ */
+import { z } from "zod";
+
+const str = (what = "a string") => z.string({ error: what }).min(1, `${what}, not empty`);
+const strList = () =>
+  z.array(z.string({ error: "a list of strings" }), { error: "a list of strings" });
+const table = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: "a table" });
+const positive = (what = "a number greater than 0") => z.number({ error: what }).gt(0, what);
+const positiveInt = (what = "a whole number greater than 0") =>
+  z.number({ error: what }).int(what).gt(0, what);
+
+const httpUrl = z.string({ error: "an http(s) URL" }).refine((v) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    return false;
+  }
+}, "an http(s) URL such as https://api.example.com");
+
+/** `[providers.price]` and `[providers.model_overrides.<model>.price]`. */
+export const priceSchema = table({
+  cache_hit: z.number({ error: "a price per million tokens (>= 0)" }).min(
+    0,
+    "a price per million tokens (>= 0)",
+  ),
+  input: z.number({ error: "a price per million tokens (>= 0)" }).min(
+    0,
+    "a price per million tokens (>= 0)",
+  ),
+  output: z.number({ error: "a price per million tokens (>= 0)" }).min(
+    0,
+    "a price per million tokens (>= 0)",
+  ),
+  currency: str("a currency such as USD or CNY"),
+});
+
+const modelOverrideSchema = table({
+  context_window: positiveInt().optional(),
+  max_output_tokens: z.number({ error: "a whole number" }).int("a whole number").optional(),
+  price: priceSchema.optional(),
+});
+
+/** Keys the config layer interprets in a `[[providers]]` table; others become `options`. */
+export const PROVIDER_KEYS = [
+  "name",
+  "kind",
+  "base_url",
+  "request_url",
+  "chat_url",
+  "models",
+  "default",
+  "api_key_env",
+  "context_window",
+  "max_output_tokens",
+  "model_overrides",
+  "price",
+  "headers",
+  "options",
+] as const;
+
+/** The endpoint keys of a provider; together they decide where requests (and keys) go. */
+export const ENDPOINT_KEYS = ["request_url", "chat_url", "base_url"] as const;
+
+/** One `[[providers]]` table. Loose: unknown keys are kind-specific options. */
+export const providerSchema = z.looseObject({
+  name: str("a provider name without spaces or '/'").regex(
+    /^[^\s/]+$/,
+    "a provider name without spaces or '/'",
+  ),
+  kind: str('a provider kind such as "openai"').optional(),
+  base_url: httpUrl.optional(),
+  request_url: httpUrl.optional(),
+  chat_url: httpUrl.optional(),
+  models: z.array(str("a model name"), { error: "a list of model names" }).optional(),
+  default: str("a model name").optional(),
+  api_key_env: z.string({ error: "the name of an environment variable" }).regex(
+    /^[A-Za-z_][A-Za-z0-9_]*$/,
+    "the name of an environment variable (letters, digits, _), not the key itself",
+  ).optional(),
+  context_window: positiveInt("a token count greater than 0").optional(),
+  max_output_tokens: z.number({ error: "a whole number (0 = provider automatic)" })
+    .int("a whole number (0 = provider automatic)").optional(),
+  model_overrides: z.record(z.string(), modelOverrideSchema, { error: "a table of models" })
+    .optional(),
+  price: priceSchema.optional(),
+  headers: z.record(z.string(), z.string({ error: "a string" }), { error: "a table of strings" })
+    .optional(),
+  options: z.record(z.string(), z.unknown(), { error: "a table" }).optional(),
+}, { error: "a table" });
+
+const agentSchema = table({
+  temperature: z.number({ error: "a number between 0 and 2" }).min(0, "a number between 0 and 2")
+    .max(2, "a number between 0 and 2").optional(),
+  max_turns: positiveInt().optional(),
+  compact_ratio: z.number({ error: "a number between 0.30 and 0.85" })
+    .min(0.3, "a number between 0.30 and 0.85").max(0.85, "a number between 0.30 and 0.85")
+    .optional(),
+  reasoning_language: str().optional(),
+  reasoning_effort: str().optional(),
+  planner_model: z.string({ error: "a model (provider, provider/model or model name)" })
+    .optional(),
+  vision_model: z.string({ error: 'a model, "auto" or empty' }).optional(),
+  max_subagent_depth: z.number({ error: "a whole number >= 0" }).int("a whole number >= 0")
+    .min(0, "a whole number >= 0").optional(),
+  goal_token_budget: positiveInt().optional(),
+  max_goal_rounds: positiveInt().optional(),
+  keep: z.unknown().optional(),
+  recent_keep: z.unknown().optional(),
+});
+
+const toolsSchema = table({
+  enabled: strList().optional(),
+  bash_timeout_seconds: positive("a number of seconds greater than 0").optional(),
+  mcp_startup_timeout_seconds: positive("a number of seconds greater than 0").optional(),
+  mcp_call_timeout_seconds: positive("a number of seconds greater than 0").optional(),
+});
+
+const permissionsSchema = table({
+  mode: str('a permission mode such as "ask"').optional(),
+  allow: strList().optional(),
+  ask: strList().optional(),
+  deny: strList().optional(),
+});
+
+const sandboxSchema = table({
+  workspace_root: z.string({ error: "a path (or empty)" }).optional(),
+  allow_write: strList().optional(),
+  forbid_read: strList().optional(),
+});
+
+/** One configuration file (or the built-in defaults) after parsing. */
+export const layerSchema = table({
+  default_model: str("a model (provider, provider/model or model name)").optional(),
+  agent: agentSchema.optional(),
+  providers: z.array(providerSchema, { error: "a list of [[providers]] tables" }).optional(),
+  tools: toolsSchema.optional(),
+  permissions: permissionsSchema.optional(),
+  sandbox: sandboxSchema.optional(),
+  mcp: z.record(z.string(), z.unknown(), { error: "a table" }).optional(),
+  serve: z.record(z.string(), z.unknown(), { error: "a table" }).optional(),
+  keep: z.unknown().optional(),
+  recent_keep: z.unknown().optional(),
+});
+
+/** A validated configuration layer. */
+export type LayerData = z.infer<typeof layerSchema>;
+
+/** A validated `[[providers]]` table of one layer. */
+export type LayerProvider = z.infer<typeof providerSchema>;
+
+/**
+ * Keys of the retired multi-threshold context settings. They are dropped without a warning
+ * wherever they appear (top level, `[agent]`, `[[providers]]`); another component removes
+ * them from the files.
+ */
+export const LEGACY_KEYS: ReadonlySet<string> = new Set([
+  "soft_compact_ratio",
+  "tool_result_snip_ratio",
+  "compact_force_ratio",
+  "cold_resume_prune",
+  "context_editing",
+]);

@@ -1,0 +1,172 @@
+/**
+ * The configuration model (spec §5). Keys mirror the TOML file, so they stay snake_case.
+ *
+ * @module
+ */
+
+/** Per-model prices, per million tokens. */
+export interface Price {
+  /** Input tokens served from the prefix cache. */
+  cache_hit: number;
+  /** Input tokens not served from cache. */
+  input: number;
+  output: number;
+  /** ISO currency code or symbol, e.g. `USD`, `CNY`. */
+  currency: string;
+}
+
+/** Per-model overrides inside a provider table. */
+export interface ModelOverride {
+  context_window?: number;
+  max_output_tokens?: number;
+  price?: Price;
+}
+
+/** One `[[providers]]` table: a vendor endpoint exposing one or more models. */
+export interface ProviderConfig {
+  name: string;
+  /** Registered provider kind, e.g. `openai`. */
+  kind: string;
+  base_url?: string;
+  /** Full request URL, used verbatim. */
+  request_url?: string;
+  /** Legacy OpenAI full chat URL. */
+  chat_url?: string;
+  models: string[];
+  /** Default model of this provider; falls back to the first of `models`. */
+  default?: string;
+  /** Name of the environment variable that holds the API key. Never the key itself. */
+  api_key_env?: string;
+  /** Context window in tokens. */
+  context_window: number;
+  /** 0 = provider automatic, positive = user cap, negative = omit the field. */
+  max_output_tokens: number;
+  model_overrides: Record<string, ModelOverride>;
+  /** Default prices for this provider's models. */
+  price?: Price;
+  /** Extra static request headers (values may use `${VAR}`). */
+  headers: Record<string, string>;
+  /** Kind-specific keys not interpreted by the config layer. */
+  options: Record<string, unknown>;
+  /**
+   * Which files declared this provider and set its key-sensitive fields. Filled by
+   * `loadConfig`; `resolveApiKey` uses it to refuse sending a user's key to an endpoint a
+   * project file chose. Absent on providers built in code.
+   */
+  source?: ProviderSource;
+}
+
+/** A file (or `built-in defaults`) and line that set a value. */
+export interface SourceLocation {
+  file: string;
+  line?: number;
+  /** Built-in defaults and the user config are trusted; a project `reasonix.toml` is not. */
+  trusted: boolean;
+}
+
+/** An endpoint a trusted layer bound to an `api_key_env` name. */
+export interface KeyBinding {
+  /** Endpoint origin (`scheme://host[:port]`), or `default:<kind>` for a kind's own default. */
+  origin: string;
+  /** The trusted provider that uses the variable. */
+  provider: string;
+  /** Where that provider's `api_key_env` was set. */
+  file: string;
+}
+
+/** Provenance of one merged provider. */
+export interface ProviderSource {
+  /** The layer whose `[[providers]]` table introduced this name. */
+  declared_in: SourceLocation;
+  /** The layer that set the effective `api_key_env`. */
+  api_key_env_from?: SourceLocation;
+  /** The layer that set each effective endpoint key. */
+  endpoint_from: {
+    base_url?: SourceLocation;
+    request_url?: SourceLocation;
+    chat_url?: SourceLocation;
+  };
+  /**
+   * Endpoints the trusted layers bound to this provider's `api_key_env`. Absent when no trusted
+   * layer uses that variable (then the key is the project's own business).
+   */
+  trusted_key_bindings?: KeyBinding[];
+}
+
+/** `[agent]`. */
+export interface AgentConfig {
+  temperature?: number;
+  max_turns: number;
+  compact_ratio: number;
+  reasoning_language: string;
+  reasoning_effort?: string;
+  planner_model?: string;
+  vision_model?: string;
+  max_subagent_depth?: number;
+  goal_token_budget?: number;
+  max_goal_rounds?: number;
+  /** Deprecated; read and preserved for round-trips, not used for compaction. */
+  keep?: unknown;
+  /** Deprecated; read and preserved for round-trips, not used for compaction. */
+  recent_keep?: unknown;
+}
+
+/** `[tools]`. */
+export interface ToolsConfig {
+  /** Built-in tools to offer; empty means all. */
+  enabled: string[];
+  bash_timeout_seconds: number;
+  mcp_startup_timeout_seconds: number;
+  mcp_call_timeout_seconds: number;
+}
+
+/** `[permissions]`. */
+export interface PermissionsConfig {
+  mode: string;
+  allow: string[];
+  ask: string[];
+  deny: string[];
+}
+
+/** `[sandbox]`. */
+export interface SandboxConfig {
+  workspace_root?: string;
+  allow_write: string[];
+  forbid_read: string[];
+}
+
+/** The merged, validated, `${VAR}`-expanded configuration. */
+export interface Config {
+  default_model: string;
+  agent: AgentConfig;
+  providers: ProviderConfig[];
+  tools: ToolsConfig;
+  permissions: PermissionsConfig;
+  sandbox: SandboxConfig;
+  /**
+   * Raw `[mcp]` table, interpreted by the MCP plugin layer. Deep-merged across layers but not
+   * `${VAR}`-expanded: the MCP layer expands it with its own environment (which may include the
+   * project `.env`).
+   */
+  mcp: Record<string, unknown>;
+  /** Raw `[serve]` table (`auth_mode`, `behind_proxy`, ...), interpreted by `reasonix serve`. */
+  serve?: Record<string, unknown>;
+  /** Deprecated top-level `keep` / `[[keep]]`; preserved for round-trips. */
+  keep?: unknown;
+  /** Deprecated; preserved for round-trips. */
+  recent_keep?: unknown;
+  /** The file that set `default_model`, `built-in defaults`, or `--model` after `applyFlags`. */
+  default_model_from?: string;
+  /** Files that contributed, lowest precedence first. */
+  sources: string[];
+}
+
+/** A model picked from the configuration, ready to build a provider. */
+export interface ResolvedModel {
+  provider: ProviderConfig;
+  /** Model id sent on the wire. */
+  model: string;
+  contextWindow: number;
+  maxOutputTokens: number;
+  price?: Price;
+}

@@ -1,0 +1,47 @@
+/**
+ * Typed provider failures. The agent loop branches on `code`; the CLI prints `message`.
+ *
+ * @module
+ */
+import { ReasonixError } from "../errors.ts";
+
+/** Stable codes for provider failures. */
+export type ProviderErrorCode =
+  | "provider_auth"
+  | "provider_bad_request"
+  | "provider_rate_limited"
+  | "provider_server"
+  | "provider_network"
+  | "provider_stream"
+  | "provider_idle_timeout"
+  | "context_overflow";
+
+/** A failed provider request or stream. */
+export class ProviderError extends ReasonixError {
+  /** HTTP status when the server answered, else undefined. */
+  readonly status?: number;
+  /** Whether retrying the same request may succeed. */
+  readonly retryable: boolean;
+  /** Server-requested delay before retrying, in milliseconds. */
+  readonly retryAfterMs?: number;
+
+  constructor(
+    code: ProviderErrorCode,
+    message: string,
+    options: ErrorOptions & { status?: number; retryable?: boolean; retryAfterMs?: number } = {},
+  ) {
+    super(code, message, options);
+    this.name = "ProviderError";
+    this.status = options.status;
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+/** The prompt no longer fits the model's window; the context layer must compact and retry. */
+export class ContextOverflowError extends ProviderError {
+  constructor(message: string, options: ErrorOptions & { status?: number } = {}) {
+    super("context_overflow", message, options);
+    this.name = "ContextOverflowError";
+  }
+}

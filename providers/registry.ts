@@ -1,0 +1,70 @@
+/**
+ * The provider-kind registry. Built-in kinds register on import; each run creates its
+ * providers from configuration by kind name.
+ *
+ * @module
+ */
+import type { Provider } from "./types.ts";
+
+/** Retry policy for transient failures before any output was shown. */
+export interface RetryPolicy {
+  /** Total attempts including the first. */
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+/** Resolved settings a provider kind is built from. */
+export interface ProviderSettings {
+  /** Configured provider name. */
+  name: string;
+  /** Model id sent on the wire. */
+  model: string;
+  baseUrl?: string;
+  /** Full request URL, used verbatim when set. */
+  requestUrl?: string;
+  /** Legacy OpenAI-only full chat URL. */
+  chatUrl?: string;
+  apiKey?: string;
+  /** Extra static request headers. */
+  headers?: Record<string, string>;
+  retry?: RetryPolicy;
+  /** Abort a stream that sends nothing for this long. */
+  idleTimeoutMs?: number;
+  /** Injected for tests and proxies; defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  /** Kind-specific options from the provider's config table. */
+  options?: Record<string, unknown>;
+}
+
+/** Builds a provider from settings. */
+export type ProviderFactory = (settings: ProviderSettings) => Provider;
+
+const kinds = new Map<string, ProviderFactory>();
+
+/** Registers a provider kind. Throws when the kind is already registered. */
+export function registerProviderKind(kind: string, factory: ProviderFactory): void {
+  if (kinds.has(kind)) throw new Error(`provider kind "${kind}" is already registered`);
+  kinds.set(kind, factory);
+}
+
+/** Names of every registered provider kind, sorted. */
+export function providerKinds(): string[] {
+  return [...kinds.keys()].sort();
+}
+
+/** Whether a kind is registered. */
+export function hasProviderKind(kind: string): boolean {
+  return kinds.has(kind);
+}
+
+/** Creates a provider of the given kind. Throws `RangeError` for an unknown kind. */
+export function createProvider(kind: string, settings: ProviderSettings): Provider {
+  const factory = kinds.get(kind);
+  if (!factory) {
+    throw new RangeError(
+      `unknown provider kind "${kind}" (known: ${providerKinds().join(", ")})`,
+    );
+  }
+  return factory(settings);
+}

@@ -1,0 +1,108 @@
+/**
+ * Wire-neutral message and streaming types shared by every provider kind (spec §4).
+ *
+ * @module
+ */
+
+/** Who wrote a message. */
+export type Role = "system" | "user" | "assistant" | "tool";
+
+/** A complete tool call: providers aggregate streaming deltas before emitting one. */
+export interface ToolCall {
+  /** Provider-assigned id, echoed back in the matching tool message. */
+  id: string;
+  /** Tool name as the model wrote it. */
+  name: string;
+  /** Raw JSON argument text exactly as streamed; parsing happens in the tool layer. */
+  arguments: string;
+}
+
+/** One conversation message. Immutable once appended to a session. */
+export interface Message {
+  role: Role;
+  /** Visible text. For tool messages, the bounded provider-visible result. */
+  content: string;
+  /** Reasoning text (DeepSeek `reasoning_content`), replayed verbatim on tool-call turns. */
+  reasoning?: string;
+  /** Opaque provider data that must be replayed exactly (e.g. thinking signatures). */
+  reasoningSignature?: string;
+  /** Tool calls requested by an assistant message. */
+  toolCalls?: ToolCall[];
+  /** For `tool` messages: the id of the call this answers. */
+  toolCallId?: string;
+  /** For `tool` messages: the tool name. */
+  name?: string;
+  /** For `tool` messages: whether the result is an error. */
+  isError?: boolean;
+  /**
+   * For `tool` messages: the full local result when `content` was shortened. Kept for the
+   * user and for explicit paging; providers never send it.
+   */
+  rawContent?: string;
+}
+
+/** JSON Schema object, canonicalized by the tool registry. */
+export type JsonSchema = { [key: string]: unknown };
+
+/** A tool as the model sees it. */
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+/** Everything a provider needs for one streamed completion. */
+export interface ProviderRequest {
+  /** Model id as sent on the wire. */
+  model: string;
+  /** The stable system prompt. */
+  system: string;
+  /** Conversation history, oldest first. */
+  messages: readonly Message[];
+  /** Tools offered to the model, already sorted and canonicalized. */
+  tools: readonly ToolSchema[];
+  /**
+   * Output cap for this request. `undefined` omits the field; providers never invent one
+   * unless their wire format requires it.
+   */
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Reasoning effort hint (`low` | `medium` | `high` | `max`), when the model supports one. */
+  reasoningEffort?: string;
+}
+
+/** Token usage normalized across providers. */
+export interface Usage {
+  /** All prompt tokens, cached or not. */
+  promptTokens: number;
+  completionTokens: number;
+  /** Prompt tokens served from the provider's prefix cache. */
+  cacheHitTokens: number;
+  /** Prompt tokens not served from cache (`promptTokens - cacheHitTokens`). */
+  cacheMissTokens: number;
+  /** Reasoning tokens, when reported separately (already included in completion tokens). */
+  reasoningTokens?: number;
+}
+
+/** Why the model stopped. `length` means the output cap was hit. */
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+
+/** One streamed piece of a completion. */
+export type Chunk =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  | { type: "tool_call"; call: ToolCall }
+  | { type: "usage"; usage: Usage }
+  | { type: "reasoning_signature"; signature: string }
+  | { type: "done"; finishReason: FinishReason };
+
+/** A streaming model endpoint. One instance per configured provider and model. */
+export interface Provider {
+  /** Configured provider name (e.g. `deepseek`). */
+  readonly name: string;
+  /**
+   * Streams one completion. Errors are thrown as `ProviderError` subclasses; retries happen
+   * inside only before the first chunk is yielded.
+   */
+  stream(req: ProviderRequest, opts: { signal: AbortSignal }): AsyncIterable<Chunk>;
+}

@@ -1,0 +1,266 @@
+/**
+ * `deno task bench`: the headless path's costs, measured against the fake LLM server.
+ *
+ * - `reasonix --version` cold start (median of many spawns)
+ * - spawn → first model request (median)
+ * - a 200-turn scripted session: per-turn harness overhead (the time from the end of one
+ *   model response to the arrival of the next request: event handling, tool execution,
+ *   request building), the growth from turn 20 to turn 200, and the peak memory
+ * - the size of the first request (system prompt + tool schemas)
+ *
+ * Prints a table with this machine's targets. Timing is never asserted in tests; this
+ * script is where it is measured.
+ *
+ * @module
+ */
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startFakeLlm } from "../fake_llm/mod.ts";
+import type { FakeStep } from "../fake_llm/mod.ts";
+import { RUN_FLAGS } from "../../cli/release/compile.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const MAIN = join(ROOT, "cli/main.ts");
+const CONFIG = join(ROOT, "deno.json");
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function mean(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** The command an installed `reasonix` runs: `deno run <permissions> cli/main.ts`. */
+function reasonixCommand(args: string[], cwd: string, env: Record<string, string>): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", ...RUN_FLAGS, "--config", CONFIG, MAIN, ...args],
+    cwd,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+async function makeWorkspace(fakeUrl: string): Promise<{ repo: string; home: string }> {
+  const repo = await Deno.makeTempDir({ prefix: "reasonix-bench-repo-" });
+  const home = await Deno.makeTempDir({ prefix: "reasonix-bench-home-" });
+  await Deno.writeTextFile(join(repo, "notes.txt"), "line one\nline two\nline three\n");
+  await Deno.writeTextFile(
+    join(home, "config.toml"),
+    `default_model = "fake"\n[agent]\nmax_turns = 1000\n[[providers]]\nname = "fake"\nkind = "openai"\n` +
+      `base_url = "${fakeUrl}"\nmodels = ["fake-model"]\napi_key_env = "BENCH_KEY"\ncontext_window = 1000000\n`,
+  );
+  return { repo, home };
+}
+
+function benchEnv(home: string): Record<string, string> {
+  const env = Deno.env.toObject();
+  return { ...env, REASONIX_HOME: home, BENCH_KEY: "sk-bench", NO_COLOR: "1" };
+}
+
+/**
+ * Median cold start of `reasonix --version`, and of an empty Deno program in the same run:
+ * the floor no Deno program can go below on this machine. Runs alternate so load affects both.
+ */
+async function versionColdStart(runs: number): Promise<{ version: number; floor: number }> {
+  const version: number[] = [];
+  const floor: number[] = [];
+  const env = Deno.env.toObject();
+  const empty = new Deno.Command(Deno.execPath(), {
+    args: ["run", ...RUN_FLAGS, "--config", CONFIG, join(ROOT, "tests/bench/empty.ts")],
+    cwd: ROOT,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  for (let i = 0; i < runs + 3; i++) {
+    let start = performance.now();
+    const out = await reasonixCommand(["--version"], ROOT, env).output();
+    const elapsed = performance.now() - start;
+    if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+    start = performance.now();
+    await empty.output();
+    const floorElapsed = performance.now() - start;
+    if (i >= 3) { // the first runs warm the module cache
+      version.push(elapsed);
+      floor.push(floorElapsed);
+    }
+  }
+  return { version: median(version), floor: median(floor) };
+}
+
+async function timeToFirstRequest(
+  runs: number,
+): Promise<{ ms: number; firstRequestBytes: number }> {
+  const times: number[] = [];
+  let firstRequestBytes = 0;
+  for (let i = 0; i < runs + 2; i++) {
+    let arrived = 0;
+    const fake = await startFakeLlm({
+      script: (req) => {
+        arrived = performance.now();
+        firstRequestBytes = req.bodyText.length;
+        return { text: "ok" };
+      },
+    });
+    const { repo, home } = await makeWorkspace(fake.url);
+    try {
+      const start = performance.now();
+      const out = await reasonixCommand(["run", "say ok"], repo, benchEnv(home)).output();
+      if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+      if (i >= 2) times.push(arrived - start);
+    } finally {
+      await fake.close();
+      await Deno.remove(repo, { recursive: true });
+      await Deno.remove(home, { recursive: true });
+    }
+  }
+  return { ms: median(times), firstRequestBytes };
+}
+
+/**
+ * Reads the peak resident set size (VmHWM) of a live process, in bytes (Linux). Through `cat`
+ * because Deno reserves direct `/proc` reads for `--allow-all`.
+ */
+async function peakRss(pid: number): Promise<number | undefined> {
+  const out = await new Deno.Command("cat", {
+    args: [`/proc/${pid}/status`],
+    stdout: "piped",
+    stderr: "null",
+  }).output();
+  const kb = /VmHWM:\s+(\d+) kB/.exec(new TextDecoder().decode(out.stdout))?.[1];
+  return kb ? Number(kb) * 1024 : undefined;
+}
+
+interface LongSession {
+  overheadMs: number[];
+  peakBytes?: number;
+  lastRequestBytes: number;
+  cacheHitShare: number;
+}
+
+async function longSession(turns: number): Promise<LongSession> {
+  const responseEnd: number[] = [];
+  const arrival: number[] = [];
+  let lastRequestBytes = 0;
+  let shared = 0;
+  let total = 0;
+  const fake = await startFakeLlm({
+    script: (req, index) => {
+      arrival[index] = performance.now();
+      lastRequestBytes = req.bodyText.length;
+      shared += req.sharedPrefixBytes;
+      total += req.bodyText.length;
+      if (index > 0) responseEnd[index - 1] ??= arrival[index];
+      const step: FakeStep = index + 1 < turns
+        ? {
+          text: `Step ${index + 1}.`,
+          chunkBytes: 65536,
+          toolCalls: [{
+            name: index % 2 ? "read_file" : "grep",
+            arguments: index % 2
+              ? '{"path":"notes.txt"}'
+              : '{"pattern":"line","output_mode":"count"}',
+          }],
+        }
+        : { text: "All steps done.", chunkBytes: 65536 };
+      return step;
+    },
+  });
+  const { repo, home } = await makeWorkspace(fake.url);
+  try {
+    const child = reasonixCommand(["run", "work for a while"], repo, benchEnv(home)).spawn();
+    let peak: number | undefined;
+    const poll = setInterval(async () => {
+      const rss = await peakRss(child.pid);
+      if (rss !== undefined) peak = Math.max(peak ?? 0, rss);
+    }, 50);
+    const out = await child.output();
+    clearInterval(poll);
+    if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+    // The fake sends its whole response in well under a millisecond after building it; the
+    // next request's arrival minus this request's arrival, minus the model time (zero here),
+    // is the harness's own time for the turn.
+    const overheadMs: number[] = [];
+    for (let i = 1; i < arrival.length; i++) overheadMs.push(arrival[i] - arrival[i - 1]);
+    return { overheadMs, peakBytes: peak, lastRequestBytes, cacheHitShare: shared / total };
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+}
+
+function row(name: string, value: string, target: string, ok: boolean | undefined): string {
+  const verdict = ok === undefined ? "" : ok ? "ok" : "MISSED";
+  return `| ${name.padEnd(40)} | ${value.padStart(12)} | ${target.padEnd(10)} | ${
+    verdict.padEnd(6)
+  } |`;
+}
+
+if (import.meta.main) {
+  console.log("Measuring… (2-core targets from issue 2)\n");
+  const { version, floor } = await versionColdStart(20);
+  const first = await timeToFirstRequest(8);
+  const session = await longSession(200);
+  const turn20 = mean(session.overheadMs.slice(15, 25));
+  const turn200 = mean(session.overheadMs.slice(-10));
+  const perTurn = median(session.overheadMs);
+  const peakMb = session.peakBytes === undefined ? undefined : session.peakBytes / 2 ** 20;
+  const lines = [
+    "| measure                                  |        value | target     | result |",
+    "|------------------------------------------|--------------|------------|--------|",
+    row(
+      "`reasonix --version` cold start (median)",
+      `${version.toFixed(1)} ms`,
+      "≤ 60 ms",
+      version <= 60,
+    ),
+    row("empty program, same flags (floor)", `${floor.toFixed(1)} ms`, "", undefined),
+    row("`--version` above the floor", `${(version - floor).toFixed(1)} ms`, "", undefined),
+    row(
+      "spawn → first model request (median)",
+      `${first.ms.toFixed(1)} ms`,
+      "≤ 250 ms",
+      first.ms <= 250,
+    ),
+    row(
+      "harness overhead per turn (median, 200)",
+      `${perTurn.toFixed(2)} ms`,
+      "≤ 50 ms",
+      perTurn <= 50,
+    ),
+    row("turn ~20 overhead (mean of 15–25)", `${turn20.toFixed(2)} ms`, "", undefined),
+    row(
+      "turn ~200 overhead (mean of last 10)",
+      `${turn200.toFixed(2)} ms`,
+      "≤ 2× t20",
+      turn200 <= 2 * turn20,
+    ),
+    row(
+      "peak memory over 200 turns (VmHWM)",
+      peakMb === undefined ? "n/a" : `${peakMb.toFixed(1)} MB`,
+      "≤ 100 MB",
+      peakMb === undefined ? undefined : peakMb <= 100,
+    ),
+    row(
+      "first request size",
+      `${(first.firstRequestBytes / 1024).toFixed(1)} KiB`,
+      "≤ 32 KiB",
+      first.firstRequestBytes <= 32 * 1024,
+    ),
+    row("request 200 size", `${(session.lastRequestBytes / 1024).toFixed(1)} KiB`, "", undefined),
+    row(
+      "bytes a prefix cache could serve",
+      `${(session.cacheHitShare * 100).toFixed(1)} %`,
+      "",
+      undefined,
+    ),
+  ];
+  console.log(lines.join("\n"));
+}

@@ -1,0 +1,159 @@
+/**
+ * End to end: `deno task reasonix run` as a subprocess, in a temporary git repository, against
+ * the fake OpenAI-compatible server. A 10-request tool-using session fixes a failing test.
+ */
+import assert from "node:assert/strict";
+import { startFakeLlm } from "../fake_llm/mod.ts";
+import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
+import { CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
+
+function call(name: string, args: unknown, id?: string) {
+  return { id, name, arguments: JSON.stringify(args) };
+}
+
+/** The tool results of the newest request, by tool call id. */
+function lastToolResults(req: RecordedRequest): string[] {
+  const messages = (req.body as { messages: { role: string; content: string }[] }).messages;
+  const out: string[] = [];
+  for (let i = messages.length - 1; i >= 0 && messages[i].role === "tool"; i--) {
+    out.unshift(messages[i].content);
+  }
+  return out;
+}
+
+const FIX_SCRIPT: FakeStep[] = [
+  { reasoning: "Start by looking at the project.", toolCalls: [call("ls", {})] },
+  { text: "Let me run the tests first.", toolCalls: [call("bash", { command: "sh test.sh" })] },
+  { toolCalls: [call("read_file", { path: "math.js" })] },
+  { toolCalls: [call("grep", { pattern: "a - b", output_mode: "content" })] },
+  { toolCalls: [call("glob", { pattern: "**/*.js" })] },
+  {
+    reasoning: "add() subtracts; fix the operator.",
+    toolCalls: [call("edit_file", { path: "math.js", old_string: "a - b", new_string: "a + b" })],
+  },
+  { toolCalls: [call("read_file", { path: "math.js" })] },
+  { toolCalls: [call("bash", { command: "sh test.sh" })] },
+  {
+    toolCalls: [
+      call("read_file", { path: "test.js" }, "call_p1"),
+      call("grep", { pattern: "export", output_mode: "files_with_matches" }, "call_p2"),
+    ],
+  },
+  { text: "Fixed: `add` in math.js subtracted its arguments. The test passes now." },
+];
+
+Deno.test("reasonix run fixes a failing test over 10 cache-stable requests", async () => {
+  const fake = await startFakeLlm({ script: FIX_SCRIPT });
+  const repo = await makeRepo({
+    "math.js": "export function add(a, b) {\n  return a - b;\n}\n",
+    "test.js": 'import { add } from "./math.js";\n' +
+      'if (add(2, 3) !== 5) { console.error("FAIL: add(2, 3) = " + add(2, 3)); Deno.exit(1); }\n' +
+      'console.log("PASS");\n',
+    "test.sh": `"${Deno.execPath()}" run --no-config --no-lock --quiet test.js\n`,
+  });
+  const home = await makeHome(fake.url);
+  try {
+    const result = await runReasonix(["run", "--json", "fix the failing test"], {
+      cwd: repo,
+      home,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.status, "completed");
+    assert.equal(summary.turns, 10);
+    assert.equal(summary.tool_calls, 10);
+    assert.equal(
+      summary.result,
+      "Fixed: `add` in math.js subtracted its arguments. The test passes now.",
+    );
+    assert.ok(summary.tokens.prompt > 0 && summary.tokens.cache_hit > 0);
+
+    // The edit landed and the repository's test passes.
+    assert.equal(
+      await Deno.readTextFile(`${repo}/math.js`),
+      "export function add(a, b) {\n  return a + b;\n}\n",
+    );
+    assert.match(lastToolResults(fake.requests[2])[0], /FAIL: add\(2, 3\) = -1/);
+    assert.match(lastToolResults(fake.requests[8])[0], /PASS/);
+    assert.equal(lastToolResults(fake.requests[9]).length, 2);
+
+    // Diagnostics went to stderr, never into the JSON on stdout.
+    assert.match(result.stderr, /● edit_file math\.js/);
+
+    // Every request begins with the exact bytes of the one before it (up to its closing `]}`).
+    assert.equal(fake.requests.length, 10);
+    for (let i = 1; i < fake.requests.length; i++) {
+      const prev = fake.requests[i - 1].bodyText;
+      const next = fake.requests[i].bodyText;
+      assert.ok(prev.endsWith("]}"), `request ${i - 1} does not end with its messages array`);
+      assert.ok(
+        next.startsWith(prev.slice(0, -2)),
+        `request ${i} is not a byte-extension of request ${i - 1}`,
+      );
+      assert.equal(fake.requests[i].sharedPrefixBytes, prev.length - 2);
+    }
+    assert.equal(fake.requests[0].headers["authorization"], "Bearer sk-e2e-test");
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("reasonix run streams the answer to stdout and exits 0", async () => {
+  const fake = await startFakeLlm({ script: [{ text: "Hello from the fake model.\n" }] });
+  const repo = await makeRepo({});
+  const home = await makeHome(fake.url);
+  try {
+    const result = await runReasonix(["run", "say hello"], { cwd: repo, home });
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, "Hello from the fake model.\n");
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("a provider error exits 1 with the provider's message on stderr", async () => {
+  const fake = await startFakeLlm({ script: [{ status: 401 }] });
+  const repo = await makeRepo({});
+  const home = await makeHome(fake.url);
+  try {
+    const result = await runReasonix(["run", "--json", "hi"], { cwd: repo, home });
+    assert.equal(result.code, 1);
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.status, "error");
+    assert.equal(summary.error.code, "provider_auth");
+    assert.match(result.stderr, /401/);
+    assert.doesNotMatch(result.stderr + result.stdout, /sk-e2e-test/);
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("a malformed project config exits 2 naming the file and line, before any request", async () => {
+  const fake = await startFakeLlm({ script: [] });
+  const repo = await makeRepo({ "reasonix.toml": "[agent]\nmax_turns = \n" });
+  const home = await makeHome(fake.url);
+  try {
+    const result = await runReasonix(["run", "hi"], { cwd: repo, home });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /reasonix\.toml:2/);
+    assert.match(result.stderr, /fix:/);
+    assert.equal(fake.requests.length, 0);
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("deno.json's reasonix task answers --version", async () => {
+  const result = await runReasonix(["--version"], { cwd: Deno.cwd(), home: "/nonexistent" });
+  assert.equal(result.code, 0);
+  const config = JSON.parse(await Deno.readTextFile(CONFIG_PATH));
+  assert.equal(result.stdout.trim(), `reasonix ${config.version}`);
+});

@@ -1,0 +1,93 @@
+/**
+ * Helpers for end-to-end tests that run the real CLI through `deno task reasonix`.
+ *
+ * @module
+ */
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository's deno.json. */
+export const CONFIG_PATH: string = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  "../../deno.json",
+);
+
+/** Creates a temporary git repository holding `files`. */
+export async function makeRepo(files: Record<string, string>): Promise<string> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-e2e-repo-" }));
+  for (const [name, text] of Object.entries(files)) {
+    const path = join(dir, name);
+    await Deno.mkdir(dirname(path), { recursive: true });
+    await Deno.writeTextFile(path, text);
+  }
+  const git = (...args: string[]) =>
+    new Deno.Command("git", { args, cwd: dir, stdout: "null", stderr: "null" }).output();
+  await git("init", "-q");
+  await git("add", "-A");
+  await git(
+    "-c",
+    "user.email=e2e@reasonix.invalid",
+    "-c",
+    "user.name=e2e",
+    "commit",
+    "-qm",
+    "init",
+  );
+  return dir;
+}
+
+/** Creates a Reasonix home whose config points the default model at `baseUrl`. */
+export async function makeHome(baseUrl: string, extraToml = ""): Promise<string> {
+  const home = await Deno.makeTempDir({ prefix: "reasonix-e2e-home-" });
+  await Deno.writeTextFile(
+    join(home, "config.toml"),
+    `default_model = "fake"
+
+[[providers]]
+name = "fake"
+kind = "openai"
+base_url = "${baseUrl}"
+models = ["fake-model"]
+api_key_env = "REASONIX_E2E_KEY"
+context_window = 128000
+${extraToml}`,
+  );
+  return home;
+}
+
+/** Result of a CLI run. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `deno task reasonix <args>` from `cwd` with `home` as REASONIX_HOME. */
+export async function runReasonix(
+  args: string[],
+  opts: { cwd: string; home: string; env?: Record<string, string>; signal?: AbortSignal },
+): Promise<CliResult> {
+  const env = Deno.env.toObject();
+  delete env.DEEPSEEK_API_KEY;
+  // `deno task` keeps an inherited INIT_CWD, which would point the CLI at the outer task's
+  // directory when the tests themselves run under `deno task test`.
+  delete env.INIT_CWD;
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "--quiet", "--config", CONFIG_PATH, "reasonix", ...args],
+    cwd: opts.cwd,
+    clearEnv: true,
+    env: {
+      ...env,
+      REASONIX_HOME: opts.home,
+      REASONIX_E2E_KEY: "sk-e2e-test",
+      NO_COLOR: "1",
+      ...opts.env,
+    },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: opts.signal,
+  }).output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}

@@ -1,0 +1,122 @@
+/**
+ * Script and record types of the fake LLM server.
+ *
+ * @module
+ */
+
+/** Wire formats the fake can speak. */
+export type FakeFormat = "openai";
+
+/** A tool call the fake model makes. */
+export interface FakeToolCall {
+  /** Defaults to a generated `call_…` id. */
+  id?: string;
+  name: string;
+  /** Raw argument JSON text, streamed in awkward pieces. */
+  arguments: string;
+}
+
+/** A streamed completion. */
+export interface CompletionStep {
+  text?: string;
+  reasoning?: string;
+  toolCalls?: FakeToolCall[];
+  /** Wire `finish_reason`; defaults to `tool_calls` when there are tool calls, else `stop`. */
+  finishReason?: string;
+  /**
+   * Merged over the computed usage object. A key set to `undefined` is removed, so a test can
+   * strip the DeepSeek cache fields to get a pure OpenAI shape.
+   */
+  usage?: Record<string, unknown>;
+  /** Which usage fields the server reports. Default `deepseek` (which includes OpenAI's too). */
+  usageStyle?: "deepseek" | "openai";
+  /**
+   * `separate`: a final chunk with `choices: []` (OpenAI). `finish-chunk`: usage rides on the
+   * chunk that carries `finish_reason` (some DeepSeek deployments). Default `separate`.
+   */
+  usagePlacement?: "separate" | "finish-chunk";
+  /** Delta field for reasoning: DeepSeek's `reasoning_content` (default) or OpenRouter's `reasoning`. */
+  reasoningField?: "reasoning_content" | "reasoning";
+  /** Split the SSE byte stream into HTTP chunks of this many bytes. Default: a cycle of awkward sizes. */
+  chunkBytes?: number;
+  /** Pause between SSE frames, in milliseconds. */
+  delayMs?: number;
+  /** Model id echoed in chunks; defaults to the request's `model`. */
+  model?: string;
+  /** Instead of finishing, send `data: {"error": …}` after the content and end the body. */
+  streamError?: { message: string; type?: string; code?: string | number | null };
+  /**
+   * `done` (default): finish, usage, `[DONE]`. `no-done`: omit `[DONE]`. `truncated`: end the
+   * body cleanly right after the content, with no finish reason, usage or `[DONE]`.
+   */
+  end?: "done" | "no-done" | "truncated";
+  /** Line terminator inside frames. Default `lf`. */
+  lineEnding?: "lf" | "crlf";
+}
+
+/** An HTTP error response. Without a body, a realistic one for the status is generated. */
+export interface ErrorStep {
+  status: number;
+  body?: string | Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** The connection is destroyed: before any response byte, or after `afterBytes` of a stream. */
+export type ResetStep =
+  | { reset: "before-headers" }
+  | ({ reset: "mid-stream"; afterBytes?: number } & CompletionStep);
+
+/** The server goes silent until the client gives up or the fake is closed. */
+export type HangStep =
+  | { hang: "before-headers" }
+  | ({ hang: "mid-stream"; afterBytes?: number } & CompletionStep);
+
+/** One scripted response. */
+export type FakeStep = CompletionStep | ErrorStep | ResetStep | HangStep;
+
+/** A request the fake received. */
+export interface RecordedRequest {
+  method: string;
+  /** Path including the query string. */
+  path: string;
+  /** Header names lowercased. */
+  headers: Record<string, string>;
+  bodyText: string;
+  /** Parsed JSON body, or undefined when it is not JSON. */
+  body: unknown;
+  /** Bytes at the start of this body identical to the previous request's body (0 for the first). */
+  sharedPrefixBytes: number;
+  /** `Date.now()` when the request was fully received. */
+  time: number;
+}
+
+/** A script: fixed steps in order, or a function choosing the step for each request. */
+export type FakeScript =
+  | readonly FakeStep[]
+  | ((req: RecordedRequest, index: number) => FakeStep | undefined);
+
+/** Options for `startFakeLlm`. */
+export interface FakeLlmOptions {
+  script: FakeScript;
+  format?: FakeFormat;
+  /** Default 0: any free port. */
+  port?: number;
+  /** Default `127.0.0.1`. */
+  hostname?: string;
+  /**
+   * Keep connections open between requests. Default false: every response says
+   * `connection: close`, because fetch silently resends a request whose reused connection
+   * drops before the response, which would hide a scripted `reset: "before-headers"`.
+   */
+  keepAlive?: boolean;
+}
+
+/** A running fake server. */
+export interface FakeLlm {
+  /** Base URL, e.g. `http://127.0.0.1:PORT/v1`. */
+  url: string;
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  /** Stops listening, drops open connections (including hung ones) and waits for handlers. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,67 @@
+/**
+ * Golden snapshots of what the model sees: the system prompt, the tool schemas and the first
+ * request body. A change here changes every user's prompt-cache prefix, so it must be
+ * deliberate: regenerate with `UPDATE_GOLDEN=1 deno task test tests/golden/`.
+ */
+import assert from "node:assert/strict";
+import "../../builtins.ts";
+import { SYSTEM_PROMPT } from "../../core/agent/system_prompt.ts";
+import { decorateUserTurn } from "../../core/agent/system_prompt.ts";
+import { buildRequestBody } from "../../providers/openai/request.ts";
+import { builtinTools, ToolRegistry } from "../../tools/registry.ts";
+
+const DIR = new URL("./snapshots/", import.meta.url);
+const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
+
+async function golden(name: string, actual: string): Promise<void> {
+  const file = new URL(name, DIR);
+  if (UPDATE) {
+    await Deno.mkdir(DIR, { recursive: true });
+    await Deno.writeTextFile(file, actual);
+    return;
+  }
+  let expected: string;
+  try {
+    expected = await Deno.readTextFile(file);
+  } catch {
+    throw new Error(`missing snapshot ${name}; run UPDATE_GOLDEN=1 deno task test tests/golden/`);
+  }
+  assert.equal(
+    actual,
+    expected,
+    `${name} changed: this moves every cached prompt prefix. If intended, run ` +
+      "UPDATE_GOLDEN=1 deno task test tests/golden/ and commit the snapshot.",
+  );
+}
+
+const registry = new ToolRegistry(builtinTools());
+
+Deno.test("the system prompt bytes are pinned", async () => {
+  await golden("system_prompt.txt", SYSTEM_PROMPT);
+});
+
+Deno.test("the tool schemas are pinned, canonical and sorted by name", async () => {
+  const schemas = registry.schemas();
+  assert.deepEqual(schemas.map((s) => s.name), [...schemas.map((s) => s.name)].sort());
+  await golden("tools.json", JSON.stringify(schemas, null, 2) + "\n");
+});
+
+Deno.test("the first request body is pinned and stays under 32 KiB", async () => {
+  const user = decorateUserTurn("fix the failing test", [], {
+    workspaceRoot: "/home/user/project",
+    platform: "linux x86_64",
+    date: "2026-11-30",
+    isGitRepo: true,
+  });
+  const body = buildRequestBody({
+    model: "deepseek-v4-flash",
+    system: SYSTEM_PROMPT,
+    messages: [{ role: "user", content: user }],
+    tools: registry.schemas(),
+  });
+  assert.ok(
+    new TextEncoder().encode(body).length <= 32 * 1024,
+    `first request is ${body.length} bytes`,
+  );
+  await golden("first_request.json", body + "\n");
+});

@@ -1,0 +1,59 @@
+/**
+ * Enforces the dependency direction of DESIGN.md / spec §2:
+ * `cli → {core, plugins} → {tools, providers}`, with `remote` below `cli`.
+ */
+import assert from "node:assert/strict";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Top-level areas each area may import from (besides itself, npm:, node: and errors.ts). */
+const ALLOWED: Record<string, string[]> = {
+  "errors.ts": [],
+  providers: [],
+  tools: ["providers/types.ts"],
+  core: ["tools", "providers"],
+  plugins: ["tools", "providers"],
+  remote: ["tools", "providers"],
+  cli: ["core", "plugins", "remote", "tools", "providers"],
+  "mod.ts": ["core", "plugins", "remote", "tools", "providers", "cli/version.ts"],
+};
+
+async function* sourceFiles(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules" || entry.name === "dist") {
+      continue;
+    }
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) yield* sourceFiles(path);
+    else if (/\.tsx?$/.test(entry.name)) yield path;
+  }
+}
+
+const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']/g;
+
+function area(rel: string): string {
+  return rel.includes("/") ? rel.split("/")[0] : rel;
+}
+
+Deno.test("imports follow the layer direction", async () => {
+  const violations: string[] = [];
+  for await (const file of sourceFiles(ROOT)) {
+    const rel = relative(ROOT, file);
+    const from = area(rel);
+    if (from === "tests" || !(from in ALLOWED)) continue;
+    if (/_test\.tsx?$/.test(rel) || rel.includes("/testing")) continue;
+    const text = await Deno.readTextFile(file);
+    for (const match of text.matchAll(IMPORT)) {
+      const spec = match[1];
+      if (!spec.startsWith(".")) continue;
+      const target = relative(ROOT, resolve(dirname(file), spec));
+      const to = area(target);
+      if (to === from || target === "errors.ts") continue;
+      const ok = ALLOWED[from].some((allowed) => target === allowed || to === allowed);
+      if (!ok) violations.push(`${rel} imports ${target}`);
+    }
+  }
+  assert.deepEqual(violations, [], `layer violations:\n${violations.join("\n")}`);
+});

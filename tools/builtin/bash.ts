@@ -1,0 +1,279 @@
+/**
+ * `bash`: runs a shell command in its own process group, so a timeout or cancellation can
+ * stop everything it started, with bounded head + tail output capture.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import { defineTool } from "../define.ts";
+import { resolveToolPath } from "../paths.ts";
+import { registerBuiltinTool } from "../registry.ts";
+import type { Tool, ToolContext, ToolResult } from "../types.ts";
+import { findExecutable } from "./fs_util.ts";
+import { HeadTailBuffer } from "./output_buffer.ts";
+
+/** Bytes of output kept from the start and from the end (together under the 32 KiB bound). */
+export const BASH_HEAD_BYTES = 15 * 1024;
+/** See {@linkcode BASH_HEAD_BYTES}. */
+export const BASH_TAIL_BYTES = 15 * 1024;
+/** Time between SIGTERM and SIGKILL for the process group. */
+export const KILL_GRACE_MS = 2000;
+/** How long output may stay open after the command exits before its holders are stopped. */
+const DRAIN_GRACE_MS = 500;
+const PROGRESS_INTERVAL_MS = 5000;
+
+const input = z.object({
+  command: z.string().min(1).describe("The command line, run with `bash -c`."),
+  timeout_seconds: z.number().positive().optional().describe(
+    "Time limit in seconds. Default and maximum: the configured bash timeout.",
+  ),
+  description: z.string().optional().describe(
+    "A few words on what the command does, shown to the user.",
+  ),
+  additional_write_dirs: z.array(z.string().min(1)).optional().describe(
+    "Directories outside the workspace the command must write to; requires justification.",
+  ),
+  justification: z.string().optional().describe("Why additional_write_dirs are needed."),
+}).refine((a) => !a.additional_write_dirs?.length || !!a.justification?.trim(), {
+  message: "justification is required when additional_write_dirs is given",
+  path: ["justification"],
+});
+
+type Args = z.infer<typeof input>;
+
+/** Environment overrides that keep commands non-interactive and their output plain. */
+export const BASH_ENV: Readonly<Record<string, string>> = {
+  PAGER: "cat",
+  GIT_PAGER: "cat",
+  TERM: "dumb",
+  NO_COLOR: "1",
+};
+
+interface Argv {
+  program: string;
+  args: string[];
+  /** Whether the child leads its own process group (pid = pgid). */
+  grouped: boolean;
+}
+
+/**
+ * Wraps the launcher's argv: `bash -c 'exec "$@" 2>&1'` merges stderr into stdout at the file
+ * descriptor, so the two interleave exactly as written; `setsid` makes the command lead a new
+ * process group, so the whole group can be signalled.
+ */
+async function wrapArgv(program: string, args: string[]): Promise<Argv> {
+  const bash = await findExecutable("bash");
+  if (bash) {
+    args = ["-c", 'exec "$@" 2>&1', "reasonix-bash", program, ...args];
+    program = bash;
+  }
+  const setsid = await findExecutable("setsid");
+  if (setsid) return { program: setsid, args: [program, ...args], grouped: true };
+  return { program, args, grouped: false };
+}
+
+interface Pump {
+  done: Promise<void>;
+  cancel(): Promise<void>;
+}
+
+function pump(stream: ReadableStream<Uint8Array>, sink: HeadTailBuffer): Pump {
+  const reader = stream.getReader();
+  const done = (async () => {
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        sink.push(value);
+      }
+    } catch {
+      // Cancelled, or the pipe broke: what was read is kept.
+    }
+  })();
+  return { done, cancel: () => reader.cancel().catch(() => {}) };
+}
+
+function delay(ms: number): { promise: Promise<"timeout">; clear(): void } {
+  let id: ReturnType<typeof setTimeout> | undefined;
+  const promise = new Promise<"timeout">((resolve) => {
+    id = setTimeout(() => resolve("timeout"), ms);
+  });
+  return { promise, clear: () => clearTimeout(id) };
+}
+
+/** Resolves with the first of `promise` or `ms` elapsed; true when `promise` won. */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const timer = delay(ms);
+  try {
+    return await Promise.race([promise.then(() => true), timer.promise.then(() => false)]);
+  } finally {
+    timer.clear();
+  }
+}
+
+/** Options of {@linkcode runBash}. */
+export interface RunBashOptions {
+  /** Time between progress reports. Default 5 s. */
+  progressIntervalMs?: number;
+}
+
+/** Runs one `bash` call; the registered tool uses the default options. */
+export async function runBash(
+  args: Args,
+  ctx: ToolContext,
+  opts: RunBashOptions = {},
+): Promise<ToolResult> {
+  const maxMs = ctx.settings.bashTimeoutMs;
+  const timeoutMs = Math.min(
+    args.timeout_seconds === undefined ? maxMs : args.timeout_seconds * 1000,
+    maxMs,
+  );
+  if (ctx.signal.aborted) return { content: "Command cancelled", isError: true };
+  const writeDirs = args.additional_write_dirs?.map((d) => resolveToolPath(ctx.root, d));
+  let argv: Argv;
+  try {
+    const launched = await ctx.shell.launch(args.command, { cwd: ctx.root, writeDirs });
+    argv = await wrapArgv(launched.program, launched.args);
+  } catch (error) {
+    return {
+      content: `Cannot run the command: ${error instanceof Error ? error.message : String(error)}`,
+      isError: true,
+    };
+  }
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(argv.program, {
+      args: argv.args,
+      cwd: ctx.root,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { ...BASH_ENV },
+    }).spawn();
+  } catch (error) {
+    return {
+      content: `Cannot start ${argv.program}: ${error instanceof Error ? error.message : error}`,
+      isError: true,
+    };
+  }
+  let logPath: string | undefined;
+  const sink = new HeadTailBuffer({
+    headBytes: BASH_HEAD_BYTES,
+    tailBytes: BASH_TAIL_BYTES,
+    openSpill: async () => {
+      await Deno.mkdir(ctx.tempDir, { recursive: true });
+      const path = join(ctx.tempDir, `bash-${Date.now()}-${child.pid}.log`);
+      logPath = path;
+      return await Deno.open(path, { write: true, createNew: true });
+    },
+  });
+  const pumps = [pump(child.stdout, sink), pump(child.stderr, sink)];
+  const drained = Promise.all(pumps.map((p) => p.done));
+
+  const signalGroup = (signal: Deno.Signal): void => {
+    try {
+      if (argv.grouped) Deno.kill(-child.pid, signal);
+      else child.kill(signal);
+    } catch {
+      // Already gone.
+    }
+  };
+  /** SIGTERM the group, SIGKILL after the grace period, then stop reading. */
+  const stopGroup = async (): Promise<void> => {
+    signalGroup("SIGTERM");
+    await within(Promise.all([child.status, drained]), KILL_GRACE_MS);
+    signalGroup("SIGKILL");
+    if (!(await within(drained, DRAIN_GRACE_MS))) await Promise.all(pumps.map((p) => p.cancel()));
+  };
+
+  const started = Date.now();
+  const progress = setInterval(() => {
+    const seconds = Math.round((Date.now() - started) / 1000);
+    const last = sink.lastLine();
+    ctx.progress(last ? `${seconds}s: ${last.slice(0, 100)}` : `${seconds}s elapsed`);
+  }, opts.progressIntervalMs ?? PROGRESS_INTERVAL_MS);
+  const timer = delay(timeoutMs);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<"cancel">((resolve) => {
+    onAbort = () => resolve("cancel");
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    // An abort during launch fired before the listener existed.
+    if (ctx.signal.aborted) resolve("cancel");
+  });
+
+  let ending: "exit" | "timeout" | "cancel";
+  let stoppedBackground = false;
+  try {
+    ending = await Promise.race([child.status.then(() => "exit" as const), timer.promise, aborted]);
+    if (ending === "exit") {
+      // Background processes may still hold the output open; they would block the result.
+      if (!(await within(drained, DRAIN_GRACE_MS))) {
+        stoppedBackground = true;
+        await stopGroup();
+      }
+    } else {
+      await stopGroup();
+    }
+  } finally {
+    clearInterval(progress);
+    timer.clear();
+    if (onAbort) ctx.signal.removeEventListener("abort", onAbort);
+  }
+  const status = await child.status;
+  const spilled = await sink.closeSpill();
+
+  const parts: string[] = [sink.total === 0 ? "(no output)" : sink.text().replace(/\n$/, "")];
+  if (spilled && logPath) parts.push(`[full output (${sink.total} bytes) saved to ${logPath}]`);
+  if (stoppedBackground) {
+    parts.push(
+      "[background processes that kept the output open were stopped; redirect their output " +
+        "(e.g. `cmd > log 2>&1 &`) to keep them running]",
+    );
+  }
+  const meta: Record<string, unknown> = {
+    exitCode: status.code,
+    outputBytes: sink.total,
+    logFile: spilled ? logPath : undefined,
+  };
+  if (ending === "timeout") {
+    parts.push(`Command timed out after ${timeoutMs / 1000}s`);
+    return { content: parts.join("\n"), isError: true, meta: { ...meta, timedOut: true } };
+  }
+  if (ending === "cancel") {
+    parts.push("Command cancelled");
+    return { content: parts.join("\n"), isError: true, meta: { ...meta, cancelled: true } };
+  }
+  const bySignal = status.signal ? ` (killed by ${status.signal})` : "";
+  parts.push(`Exit code: ${status.code}${bySignal}`);
+  return { content: parts.join("\n"), isError: status.code !== 0, meta };
+}
+
+/** The `bash` tool. */
+export const bashTool: Tool = defineTool({
+  name: "bash",
+  description: "Run a shell command with `bash -c` in the workspace root; returns its " +
+    "combined stdout and stderr and the exit code. No stdin; pagers and colors are off. " +
+    "Output over 30 KiB keeps the start and the end, and the full output is saved to a file " +
+    "whose path is given. On timeout or cancellation every " +
+    "process the command started is killed; background processes still holding the output " +
+    "when it exits are stopped too (redirect their output to keep them). Prefer read_file, " +
+    "edit_file, grep, glob and ls over cat, sed, grep, find and ls.",
+  input,
+  readOnly: false,
+  access: (args) => ({
+    rule: "Bash",
+    command: args.command,
+    ...(args.additional_write_dirs?.length
+      ? {
+        extraWriteDirs: {
+          dirs: args.additional_write_dirs,
+          justification: args.justification ?? "",
+        },
+      }
+      : {}),
+  }),
+  run: (args, ctx) => runBash(args, ctx),
+});
+
+registerBuiltinTool(bashTool);

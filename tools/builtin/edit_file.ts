@@ -1,0 +1,37 @@
+/**
+ * `edit_file`: one exact-text replacement in a file.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool } from "../define.ts";
+import { registerBuiltinTool } from "../registry.ts";
+import type { Tool } from "../types.ts";
+import { editTextFile } from "./text_edit.ts";
+
+const input = z.object({
+  path: z.string().min(1).describe("File to edit, relative to the workspace root or absolute."),
+  old_string: z.string().describe(
+    "Exact text to replace, copied from the file (without read_file line-number prefixes).",
+  ),
+  new_string: z.string().describe("Replacement text; must differ from old_string."),
+  replace_all: z.boolean().default(false).describe(
+    "Replace every occurrence instead of requiring exactly one.",
+  ),
+});
+
+/** The `edit_file` tool. */
+export const editFileTool: Tool = defineTool({
+  name: "edit_file",
+  description: "Replace exact text in an existing file. old_string must match the file " +
+    "exactly, including whitespace and indentation, and must be unique unless replace_all " +
+    "is true; add surrounding lines to make it unique. Line endings (CRLF) and encoding " +
+    "(BOM, UTF-16) are preserved. On no match or several matches the file is left unchanged " +
+    "and the error says why. For several changes to one file use multi_edit.",
+  input,
+  readOnly: false,
+  access: (args) => ({ rule: "Edit", writes: [args.path] }),
+  run: (args, ctx) => editTextFile(ctx, args.path, [args], "edit_file"),
+});
+
+registerBuiltinTool(editFileTool);

@@ -1,0 +1,140 @@
+/**
+ * File-system helpers shared by the built-in tools: atomic writes, readable error messages,
+ * sizes and executable lookup.
+ *
+ * @module
+ */
+import { basename, delimiter, dirname, join } from "node:path";
+
+/** Largest file the text tools load whole. Bigger files need windows or the shell. */
+export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
+
+/** Options of {@linkcode atomicWrite}. */
+export interface AtomicWriteOptions {
+  /** Permission bits to give the file (e.g. the mode of the file being replaced). */
+  mode?: number;
+}
+
+/**
+ * Writes `data` to `path` through a temporary file in the same directory and a rename, so
+ * readers never see a half-written file and a failed write leaves the old file intact.
+ */
+export async function atomicWrite(
+  path: string,
+  data: Uint8Array,
+  opts: AtomicWriteOptions = {},
+): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  let file: Deno.FsFile | undefined;
+  try {
+    file = await Deno.open(temp, { write: true, createNew: true, mode: opts.mode ?? 0o666 });
+    let offset = 0;
+    while (offset < data.length) offset += await file.write(data.subarray(offset));
+    await file.syncData();
+    // The umask narrows the creation mode; an existing file's mode is restored exactly.
+    if (opts.mode !== undefined && Deno.build.os !== "windows") await Deno.chmod(temp, opts.mode);
+    file.close();
+    file = undefined;
+    await Deno.rename(temp, path);
+  } catch (error) {
+    file?.close();
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+}
+
+/** Permission bits of a stat result, or undefined where the platform has none. */
+export function permissionBits(info: Deno.FileInfo): number | undefined {
+  return info.mode === null ? undefined : info.mode & 0o7777;
+}
+
+/**
+ * The path a write should replace: the final target when `path` is a symlink, so writing
+ * through a link updates the linked file instead of replacing the link.
+ */
+export async function writeTarget(path: string): Promise<string> {
+  try {
+    const info = await Deno.lstat(path);
+    return info.isSymlink ? await Deno.realPath(path) : path;
+  } catch {
+    return path;
+  }
+}
+
+/** `Deno.stat`, or undefined when nothing exists at `path`. Other errors propagate. */
+export async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.stat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+/** A short description of a file-system error for a tool result. */
+export function fsErrorMessage(error: unknown, shown: string): string {
+  if (error instanceof Deno.errors.NotFound) return `${shown} does not exist`;
+  if (error instanceof Deno.errors.PermissionDenied) return `permission denied for ${shown}`;
+  if (error instanceof Deno.errors.IsADirectory) return `${shown} is a directory`;
+  if (error instanceof Deno.errors.NotADirectory) {
+    return `a component of ${shown} is not a directory`;
+  }
+  if (error instanceof Deno.errors.AlreadyExists) return `${shown} already exists`;
+  return `${shown}: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** A byte count for people: `512 B`, `1.5 KiB`, `3.2 MiB`. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value < 100 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+/** The full path of an executable found on `PATH`, or undefined. */
+export async function findExecutable(name: string): Promise<string | undefined> {
+  const path = Deno.env.get("PATH") ?? "";
+  const windows = Deno.build.os === "windows";
+  const suffixes = windows ? ["", ".exe", ".cmd", ".bat"] : [""];
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    for (const suffix of suffixes) {
+      const candidate = join(dir, name + suffix);
+      try {
+        const info = await Deno.stat(candidate);
+        if (info.isFile && (windows || info.mode === null || (info.mode & 0o111) !== 0)) {
+          return candidate;
+        }
+      } catch {
+        // Not in this directory.
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Sorts items by the modification time of their file, newest first, then by path. */
+export async function sortNewestFirst<T>(items: T[], pathOf: (item: T) => string): Promise<T[]> {
+  const times = new Map<T, number>();
+  const batch = 64;
+  for (let i = 0; i < items.length; i += batch) {
+    await Promise.all(
+      items.slice(i, i + batch).map(async (item) => {
+        const info = await Deno.stat(pathOf(item)).catch(() => undefined);
+        times.set(item, info?.mtime?.getTime() ?? 0);
+      }),
+    );
+  }
+  return [...items].sort((a, b) => {
+    const byTime = times.get(b)! - times.get(a)!;
+    if (byTime !== 0) return byTime;
+    const pa = pathOf(a);
+    const pb = pathOf(b);
+    return pa < pb ? -1 : pa > pb ? 1 : 0;
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * `glob`: find files by name pattern, newest first.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import { defineTool } from "../define.ts";
+import { displayPath, resolveToolPath } from "../paths.ts";
+import { registerBuiltinTool } from "../registry.ts";
+import type { Tool, ToolContext, ToolResult } from "../types.ts";
+import { fsErrorMessage, sortNewestFirst } from "./fs_util.ts";
+import { resolveEngine, runRipgrep, type SearchOptions } from "./ripgrep.ts";
+import { globFilter, walkFiles } from "./walk.ts";
+
+/** Files beyond this are omitted with a note. */
+export const MAX_GLOB_RESULTS = 500;
+
+const input = z.object({
+  pattern: z.string().min(1).describe(
+    'Glob, e.g. "**/*.ts", "src/**/test_*.py", "*.{json,yaml}".',
+  ),
+  path: z.string().optional().describe(
+    "Directory to search, relative to the workspace root or absolute. Default: the root.",
+  ),
+});
+
+type Args = z.infer<typeof input>;
+
+function fail(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+/** Outcome of {@linkcode globFiles}. */
+export type GlobOutcome = { ok: true; files: string[] } | { ok: false; error: string };
+
+/**
+ * Files under `dir` matching `pattern` (see {@linkcode globFilter}) and not excluded by ignore
+ * files, as `/`-separated paths relative to `dir`, in no particular order.
+ */
+export async function globFiles(
+  dir: string,
+  pattern: string,
+  opts: SearchOptions & { signal: AbortSignal },
+): Promise<GlobOutcome> {
+  const engine = await resolveEngine(opts.engine);
+  const filter = globFilter(pattern);
+  const files: string[] = [];
+  if (engine.kind === "ripgrep") {
+    const outcome = await runRipgrep(
+      engine.rg,
+      ["--files", "--null", ...filter.ripgrepArgs, "--glob", "!.git", "."],
+      {
+        cwd: dir,
+        signal: opts.signal,
+        separator: "\0",
+        onRecord: (record) => {
+          const rel = record.startsWith("./") ? record.slice(2) : record;
+          if (rel !== "" && filter.file(rel)) files.push(rel);
+        },
+      },
+    );
+    if (outcome.code === 2 && files.length === 0) {
+      return { ok: false, error: outcome.stderr || "ripgrep failed" };
+    }
+    return { ok: true, files };
+  }
+  for await (const file of walkFiles(dir, { signal: opts.signal, filter })) files.push(file.rel);
+  return { ok: true, files };
+}
+
+/** Runs `glob` with a chosen engine; the registered tool uses the default. */
+export async function runGlob(
+  args: Args,
+  ctx: ToolContext,
+  opts: SearchOptions = {},
+): Promise<ToolResult> {
+  const shown = args.path ?? ".";
+  const dir = resolveToolPath(ctx.root, shown);
+  try {
+    const info = await Deno.stat(dir);
+    if (!info.isDirectory) {
+      return fail(`${shown} is not a directory. Give a directory as path, or omit it.`);
+    }
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      return fail(`Directory not found: ${shown}. Check the path with ls.`);
+    }
+    return fail(`Cannot search ${shown}: ${fsErrorMessage(error, shown)}.`);
+  }
+  let outcome: GlobOutcome;
+  try {
+    outcome = await globFiles(dir, args.pattern, { ...opts, signal: ctx.signal });
+  } catch (error) {
+    if (ctx.signal.aborted) return fail("glob was cancelled.");
+    return fail(`glob failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (ctx.signal.aborted) return fail("glob was cancelled.");
+  if (!outcome.ok) {
+    return fail(`Invalid glob pattern ${JSON.stringify(args.pattern)}: ${outcome.error}`);
+  }
+  if (outcome.files.length === 0) {
+    return { content: `No files match ${JSON.stringify(args.pattern)} in ${shown}.` };
+  }
+  const sorted = await sortNewestFirst(outcome.files, (file) => join(dir, file));
+  const lines = sorted.slice(0, MAX_GLOB_RESULTS);
+  if (dir !== ctx.root) lines.unshift(`Files in ${displayPath(ctx.root, dir)}/ (newest first):`);
+  if (sorted.length > MAX_GLOB_RESULTS) {
+    lines.push(
+      `[... ${sorted.length - MAX_GLOB_RESULTS} more files omitted; narrow the pattern or path]`,
+    );
+  }
+  return { content: lines.join("\n") };
+}
+
+/** The `glob` tool. */
+export const globTool: Tool = defineTool({
+  name: "glob",
+  description: "Find files by glob pattern. A pattern without `/` matches file names at any " +
+    "depth (`*.ts` = `**/*.ts`); `**` crosses directories; `{a,b}` alternates. Returns paths " +
+    "relative to the searched directory, newest first, at most 500. Hidden files are " +
+    "included; .git and files excluded by .gitignore are skipped.",
+  input,
+  readOnly: true,
+  access: (args) => ({ rule: "Glob", reads: [args.path ?? "."] }),
+  run: (args, ctx) => runGlob(args, ctx),
+});
+
+registerBuiltinTool(globTool);

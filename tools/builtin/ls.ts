@@ -1,0 +1,100 @@
+/**
+ * `ls`: one directory level, directories first.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import picomatch from "picomatch";
+import { z } from "zod";
+import { defineTool } from "../define.ts";
+import { resolveToolPath } from "../paths.ts";
+import { registerBuiltinTool } from "../registry.ts";
+import type { Tool, ToolResult } from "../types.ts";
+import { formatSize, fsErrorMessage } from "./fs_util.ts";
+
+/** Entries beyond this are omitted with a note. */
+export const MAX_LS_ENTRIES = 1000;
+
+const input = z.object({
+  path: z.string().optional().describe(
+    "Directory to list, relative to the workspace root or absolute. Default: the root.",
+  ),
+  ignore: z.array(z.string()).optional().describe(
+    'Glob patterns of entry names to leave out, e.g. ["*.log", "node_modules"].',
+  ),
+});
+
+function fail(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+interface Row {
+  name: string;
+  dir: boolean;
+  symlink: boolean;
+}
+
+function byName(a: Row, b: Row): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+/** One output line; only shown rows are stat'ed, so huge directories stay cheap. */
+async function describe(dir: string, row: Row): Promise<string> {
+  const full = join(dir, row.name);
+  if (row.symlink) {
+    const target = await Deno.readLink(full).catch(() => "?");
+    return `${row.name}${row.dir ? "/" : ""} -> ${target}`;
+  }
+  if (row.dir) return `${row.name}/`;
+  const size = await Deno.lstat(full).then((s) => formatSize(s.size), () => "?");
+  return `${row.name}  ${size}`;
+}
+
+/** The `ls` tool. */
+export const lsTool: Tool = defineTool({
+  name: "ls",
+  description: "List one directory level: subdirectories first (name ending in `/`), then " +
+    "files with their sizes, each group sorted by name; symlinks show their target. At most " +
+    "1000 entries. Use glob to find files recursively.",
+  input,
+  readOnly: true,
+  access: (args) => ({ rule: "LS", reads: [args.path ?? "."] }),
+  async run(args, ctx) {
+    const shown = args.path ?? ".";
+    const dir = resolveToolPath(ctx.root, shown);
+    const skip = args.ignore?.length ? picomatch(args.ignore, { dot: true }) : undefined;
+    const rows: Row[] = [];
+    try {
+      const info = await Deno.stat(dir);
+      if (!info.isDirectory) {
+        return fail(`${shown} is not a directory. Use read_file to read a file.`);
+      }
+      for await (const entry of Deno.readDir(dir)) {
+        if (ctx.signal.aborted) return fail(`Listing ${shown} was cancelled.`);
+        if (skip?.(entry.name)) continue;
+        const isDir = entry.isSymlink
+          ? await Deno.stat(join(dir, entry.name)).then((s) => s.isDirectory, () => false)
+          : entry.isDirectory;
+        rows.push({ name: entry.name, dir: isDir, symlink: entry.isSymlink });
+      }
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        return fail(`Directory not found: ${shown}. Check the path, or list its parent.`);
+      }
+      return fail(`Cannot list ${shown}: ${fsErrorMessage(error, shown)}.`);
+    }
+    if (rows.length === 0) return { content: `${shown} is empty.` };
+    const dirs = rows.filter((r) => r.dir).sort(byName);
+    const files = rows.filter((r) => !r.dir).sort(byName);
+    const all = [...dirs, ...files];
+    const lines = await Promise.all(all.slice(0, MAX_LS_ENTRIES).map((r) => describe(dir, r)));
+    if (all.length > MAX_LS_ENTRIES) {
+      lines.push(
+        `[... ${all.length - MAX_LS_ENTRIES} more entries omitted; use glob or ignore to narrow]`,
+      );
+    }
+    return { content: lines.join("\n") };
+  },
+});
+
+registerBuiltinTool(lsTool);

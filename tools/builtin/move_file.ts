@@ -1,0 +1,133 @@
+/**
+ * `move_file`: rename or move a file or directory, across file systems when needed.
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import { z } from "zod";
+import { defineTool } from "../define.ts";
+import { isWithin, resolveToolPath } from "../paths.ts";
+import { registerBuiltinTool } from "../registry.ts";
+import type { Tool, ToolResult } from "../types.ts";
+import { fsErrorMessage } from "./fs_util.ts";
+
+const input = z.object({
+  source: z.string().min(1).describe(
+    "File or directory to move, relative to the workspace root or absolute.",
+  ),
+  destination: z.string().min(1).describe(
+    "New full path (not a directory to move into), relative to the workspace root or absolute.",
+  ),
+  overwrite: z.boolean().default(false).describe("Replace an existing destination file."),
+});
+
+function fail(content: string): ToolResult {
+  return { content, isError: true };
+}
+
+async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+/** Copies a file, symlink or directory tree, keeping permission bits. */
+async function copyTree(from: string, to: string, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  const info = await Deno.lstat(from);
+  if (info.isSymlink) {
+    await Deno.symlink(await Deno.readLink(from), to);
+  } else if (info.isDirectory) {
+    await Deno.mkdir(to, { mode: info.mode === null ? undefined : info.mode & 0o7777 });
+    for await (const entry of Deno.readDir(from)) {
+      await copyTree(join(from, entry.name), join(to, entry.name), signal);
+    }
+  } else {
+    await Deno.copyFile(from, to);
+  }
+}
+
+/**
+ * Moves `from` to `to` when a rename cannot (different file systems): copies to a temporary
+ * name beside `to`, renames it into place, then removes `from`. A failure before the final
+ * rename leaves `from` and any existing `to` untouched.
+ */
+export async function copyThenRemove(
+  from: string,
+  to: string,
+  opts: { signal: AbortSignal },
+): Promise<void> {
+  const temp = join(dirname(to), `.${basename(to)}.${crypto.randomUUID().slice(0, 8)}.moving`);
+  try {
+    await copyTree(from, temp, opts.signal);
+    await Deno.rename(temp, to);
+  } catch (error) {
+    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    throw error;
+  }
+  await Deno.remove(from, { recursive: true });
+}
+
+function isCrossDevice(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === "EXDEV";
+}
+
+/** The `move_file` tool. */
+export const moveFileTool: Tool = defineTool({
+  name: "move_file",
+  description: "Move or rename a file or directory. `destination` is the new full path; " +
+    "missing parent directories are created. An existing destination file is replaced only " +
+    "when `overwrite` is true; an existing directory is never replaced.",
+  input,
+  readOnly: false,
+  access: (args) => ({ rule: "Edit", writes: [args.source, args.destination] }),
+  async run(args, ctx) {
+    const { source, destination } = args;
+    const from = resolveToolPath(ctx.root, source);
+    const to = resolveToolPath(ctx.root, destination);
+    try {
+      const fromInfo = await lstatOrUndefined(from);
+      if (!fromInfo) {
+        return fail(`Cannot move ${source}: it does not exist. Check the path with ls or glob.`);
+      }
+      if (from === to) return fail("source and destination are the same path; nothing to do.");
+      if (fromInfo.isDirectory && isWithin(from, to)) {
+        return fail(`Cannot move directory ${source} into itself (${destination}).`);
+      }
+      const toInfo = await lstatOrUndefined(to);
+      if (toInfo) {
+        if (toInfo.isDirectory) {
+          return fail(
+            `Cannot move to ${destination}: it is an existing directory. Give the full new ` +
+              `path, e.g. ${join(destination, basename(source))}.`,
+          );
+        }
+        if (!args.overwrite) {
+          return fail(
+            `Cannot move to ${destination}: it already exists. Set overwrite to true to ` +
+              "replace it, or choose another destination.",
+          );
+        }
+        if (fromInfo.isDirectory) {
+          return fail(`Cannot replace file ${destination} with directory ${source}.`);
+        }
+      }
+      await Deno.mkdir(dirname(to), { recursive: true });
+      try {
+        await Deno.rename(from, to);
+      } catch (error) {
+        if (!isCrossDevice(error)) throw error;
+        await copyThenRemove(from, to, { signal: ctx.signal });
+      }
+      const replaced = toInfo ? " (replaced the existing file)" : "";
+      return { content: `Moved ${source} to ${destination}${replaced}`, meta: { from, to } };
+    } catch (error) {
+      return fail(`Cannot move ${source} to ${destination}: ${fsErrorMessage(error, source)}.`);
+    }
+  },
+});
+
+registerBuiltinTool(moveFileTool);

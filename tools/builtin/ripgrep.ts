@@ -1,0 +1,118 @@
+/**
+ * Engine choice for `glob` and `grep` (ripgrep when installed, the built-in walker otherwise)
+ * and a streaming ripgrep runner.
+ *
+ * @module
+ */
+import { findExecutable } from "./fs_util.ts";
+
+/** Which implementation answers a search. */
+export type SearchEngine = "ripgrep" | "builtin";
+
+/** Options of the search tools' run functions. */
+export interface SearchOptions {
+  /**
+   * Forces an engine. Default: ripgrep when `rg` is on `PATH`, the built-in walker otherwise.
+   * Forcing `ripgrep` without `rg` installed falls back to the built-in walker.
+   */
+  engine?: SearchEngine;
+}
+
+/** A resolved engine. */
+export type ResolvedEngine = { kind: "ripgrep"; rg: string } | { kind: "builtin" };
+
+/** Picks the engine for one call. */
+export async function resolveEngine(engine?: SearchEngine): Promise<ResolvedEngine> {
+  if (engine === "builtin") return { kind: "builtin" };
+  const rg = await findExecutable("rg");
+  return rg ? { kind: "ripgrep", rg } : { kind: "builtin" };
+}
+
+/**
+ * Flags every ripgrep call shares, matching the built-in walker: no user config, hidden
+ * files included, global git excludes ignored (the walker does not read them).
+ */
+export const RG_COMMON_ARGS: readonly string[] = ["--no-config", "--hidden", "--no-ignore-global"];
+
+/** Options of {@linkcode runRipgrep}. */
+export interface RipgrepRunOptions {
+  cwd: string;
+  signal: AbortSignal;
+  /** Record separator of stdout: `\n` for lines, `\0` for `--null` path lists. */
+  separator: "\n" | "\0";
+  /** Receives each record; returning `false` stops ripgrep early. */
+  onRecord(record: string): boolean | void;
+}
+
+/** How a ripgrep run ended. */
+export interface RipgrepOutcome {
+  /** 0 = matches, 1 = none, 2 = error; -1 when stopped early. */
+  code: number;
+  /** The start of stderr, for error messages. */
+  stderr: string;
+  stopped: boolean;
+}
+
+const MAX_STDERR_CHARS = 4000;
+
+/** Runs ripgrep, streaming stdout records to `onRecord`. */
+export async function runRipgrep(
+  rg: string,
+  args: string[],
+  opts: RipgrepRunOptions,
+): Promise<RipgrepOutcome> {
+  const stop = new AbortController();
+  const child = new Deno.Command(rg, {
+    args: [...RG_COMMON_ARGS, ...args],
+    cwd: opts.cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.any([opts.signal, stop.signal]),
+  }).spawn();
+  const stderrText = (async () => {
+    let text = "";
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+      if (text.length < MAX_STDERR_CHARS) text += chunk;
+    }
+    return text.slice(0, MAX_STDERR_CHARS);
+  })();
+  let stopped = false;
+  let failed = false;
+  let pending = "";
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    read: while (true) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      pending += value;
+      let start = 0;
+      for (
+        let at = pending.indexOf(opts.separator);
+        at !== -1;
+        at = pending.indexOf(opts.separator, start)
+      ) {
+        const record = pending.slice(start, at);
+        start = at + 1;
+        if (opts.onRecord(record) === false) {
+          stopped = true;
+          break read;
+        }
+      }
+      pending = pending.slice(start);
+    }
+    if (!stopped && pending !== "") stopped = opts.onRecord(pending) === false;
+  } catch (error) {
+    failed = true;
+    throw error;
+  } finally {
+    if (stopped || failed) {
+      stop.abort();
+      await reader.cancel().catch(() => {});
+    }
+    reader.releaseLock();
+  }
+  const status = await child.status;
+  const stderr = await stderrText;
+  return { code: stopped ? -1 : status.code, stderr: stderr.trim(), stopped };
+}

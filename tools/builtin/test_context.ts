@@ -1,0 +1,81 @@
+/**
+ * Test support for the built-in tools: a real temporary workspace with a `ToolContext`, and a
+ * helper that runs a tool the way the central pipeline does (validate, then execute).
+ * Used by tests only.
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { directShell } from "../shell.ts";
+import type { Tool, ToolContext, ToolResult } from "../types.ts";
+
+/** A temporary workspace directory, removed on dispose. */
+export interface TestWorkspace extends AsyncDisposable {
+  /** Canonical absolute workspace root. */
+  readonly root: string;
+  /** A context rooted at `root` with a live signal, the direct shell and a 30 s bash limit. */
+  readonly ctx: ToolContext;
+  /** Messages passed to `ctx.progress`. */
+  readonly progress: string[];
+  /** Absolute path of `rel` inside the workspace. */
+  path(rel: string): string;
+  /** Writes a file (creating parents) and returns its absolute path. */
+  write(rel: string, content: string | Uint8Array): Promise<string>;
+  /** Reads a file as UTF-8 text. */
+  read(rel: string): Promise<string>;
+  /** A copy of `ctx` with some fields replaced. */
+  context(overrides: Partial<ToolContext>): ToolContext;
+}
+
+/** Options of {@linkcode createTestWorkspace}. */
+export interface TestWorkspaceOptions {
+  bashTimeoutMs?: number;
+}
+
+/** Creates a temporary workspace for one test; use with `await using`. */
+export async function createTestWorkspace(
+  opts: TestWorkspaceOptions = {},
+): Promise<TestWorkspace> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-tools-" }));
+  const root = join(base, "workspace");
+  const tempDir = join(base, "session-tmp");
+  await Deno.mkdir(root);
+  await Deno.mkdir(tempDir);
+  const progress: string[] = [];
+  const ctx: ToolContext = {
+    root,
+    signal: new AbortController().signal,
+    tempDir,
+    shell: directShell,
+    settings: { bashTimeoutMs: opts.bashTimeoutMs ?? 30_000 },
+    progress: (message) => progress.push(message),
+  };
+  return {
+    root,
+    ctx,
+    progress,
+    path: (rel) => join(root, rel),
+    async write(rel, content) {
+      const path = join(root, rel);
+      await Deno.mkdir(dirname(path), { recursive: true });
+      if (typeof content === "string") await Deno.writeTextFile(path, content);
+      else await Deno.writeFile(path, content);
+      return path;
+    },
+    read: (rel) => Deno.readTextFile(join(root, rel)),
+    context: (overrides) => ({ ...ctx, ...overrides }),
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(base, { recursive: true });
+    },
+  };
+}
+
+/**
+ * Validates `args` with the tool's parser (throwing a TypeError when invalid, which is a
+ * test bug) and executes the call.
+ */
+export async function callTool(tool: Tool, args: unknown, ctx: ToolContext): Promise<ToolResult> {
+  const parsed = tool.parse ? tool.parse(args) : { ok: true as const, value: args };
+  if (!parsed.ok) throw new TypeError(`invalid arguments for ${tool.name}: ${parsed.error}`);
+  return await tool.execute(parsed.value, ctx);
+}

@@ -1,0 +1,90 @@
+/**
+ * The `Tool` interface and the context every call runs in (spec §3.2).
+ *
+ * @module
+ */
+import type { JsonSchema } from "../providers/types.ts";
+
+export type { JsonSchema };
+
+/** What a tool call returns. Failures are results written for the model, never exceptions. */
+export interface ToolResult {
+  /** Provider-visible text. The central pipeline bounds it to 32 KB. */
+  content: string;
+  /** Whether the call failed. */
+  isError?: boolean;
+  /** Local full text when `content` had to be shortened; never sent to the model. */
+  raw?: string;
+  /** Structured extras for front ends (e.g. a diff of an edit). Never sent to the model. */
+  meta?: Record<string, unknown>;
+}
+
+/** Sandbox boundary a shell command must run inside. */
+export interface ShellSpawnOptions {
+  cwd: string;
+  /** Extra directories this call may write to, already approved. */
+  writeDirs?: readonly string[];
+}
+
+/** Turns a shell command into the argv to spawn; the permission layer may add an OS sandbox. */
+export interface ShellLauncher {
+  /**
+   * Returns the program and arguments that run `command` with `bash -c` semantics, or throws
+   * a `ReasonixError` when the command may not run (e.g. a required sandbox is missing).
+   */
+  launch(command: string, opts: ShellSpawnOptions): Promise<{ program: string; args: string[] }>;
+}
+
+/** Tool settings from the `[tools]` config table. */
+export interface ToolSettings {
+  /** Default and maximum time for one `bash` call. */
+  bashTimeoutMs: number;
+}
+
+/** Everything a tool call may use. */
+export interface ToolContext {
+  /** Absolute, canonical workspace root. Relative paths resolve against it. */
+  root: string;
+  /** Aborted on Ctrl-C or timeout; pass it to every subprocess and fetch. */
+  signal: AbortSignal;
+  /** Session-private temporary directory. */
+  tempDir: string;
+  /** Starts shell commands. */
+  shell: ShellLauncher;
+  settings: ToolSettings;
+  /** Reports progress of a long call to the front end. */
+  progress(message: string): void;
+}
+
+/** Paths and commands a call touches, for the central permission and confinement layer. */
+export interface ToolAccess {
+  /** Permission-rule family, e.g. `Bash`, `Edit`, `Write`, `Read`. Defaults to the tool name. */
+  rule?: string;
+  /** The shell command, for `Bash(...)` rules. */
+  command?: string;
+  /** Paths read, as given (relative to the workspace root or absolute). */
+  reads?: string[];
+  /** Paths written, as given. */
+  writes?: string[];
+  /** Extra write roots requested by the call, with the model's justification. */
+  extraWriteDirs?: { dirs: string[]; justification: string };
+}
+
+/** Outcome of argument validation. */
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** A tool the model can call. */
+export interface Tool<Args = unknown> {
+  readonly name: string;
+  readonly description: string;
+  /** JSON Schema of the arguments object. */
+  readonly schema: JsonSchema;
+  /** Read-only tools may run in parallel and fall back to `allow` in the permission policy. */
+  readonly readOnly: boolean;
+  /** Validates decoded JSON arguments; absent means the tool accepts any object. */
+  parse?(args: unknown): ParseResult<Args>;
+  /** What the call will touch; consulted before `execute`. */
+  access?(args: Args): ToolAccess;
+  /** Runs the call. Must not throw for expected failures: return `{ isError: true }`. */
+  execute(args: Args, ctx: ToolContext): Promise<ToolResult>;
+}
