@@ -26,6 +26,7 @@ import { createProvider } from "../providers/registry.ts";
 import type { Provider } from "../providers/types.ts";
 import { builtinTools, ToolRegistry } from "../tools/registry.ts";
 import { directShell } from "../tools/shell.ts";
+import { CapabilityHub, useCapabilityTool } from "../tools/capability.ts";
 import type { Tool } from "../tools/types.ts";
 
 /** Flags every front end accepts. */
@@ -40,6 +41,8 @@ export interface Runtime {
   resolved: ResolvedModel;
   provider: Provider;
   registry: ToolRegistry;
+  /** Capabilities reachable through the fixed `use_capability` tool. */
+  capabilities: CapabilityHub;
   session: Session;
   agent: Agent;
   workspaceRoot: string;
@@ -107,7 +110,11 @@ export async function buildRuntime(opts: {
   });
 
   const workspaceRoot = await Deno.realPath(config.sandbox.workspace_root || opts.cwd);
-  const registry = new ToolRegistry(enabledTools(config, warnings));
+  const capabilities = new CapabilityHub();
+  const registry = new ToolRegistry([
+    ...enabledTools(config, warnings),
+    useCapabilityTool(capabilities),
+  ]);
   const tempDir = await Deno.makeTempDir({ prefix: "reasonix-" });
   const session = new Session();
   const facts: EnvironmentFacts = {
@@ -140,6 +147,7 @@ export async function buildRuntime(opts: {
     resolved,
     provider,
     registry,
+    capabilities,
     session,
     agent,
     workspaceRoot,

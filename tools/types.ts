@@ -68,6 +68,8 @@ export interface ToolAccess {
   writes?: string[];
   /** Extra write roots requested by the call, with the model's justification. */
   extraWriteDirs?: { dirs: string[]; justification: string };
+  /** Overrides the tool's static `readOnly` for this call (proxies such as `use_capability`). */
+  readOnly?: boolean;
 }
 
 /** Outcome of argument validation. */

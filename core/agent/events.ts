@@ -6,6 +6,10 @@
  */
 import type { ToolCall, Usage } from "../../providers/types.ts";
 import type { ToolResult } from "../../tools/types.ts";
+import type { ApprovalChoice, ApprovalRequest } from "./approval.ts";
+
+/** The permission policy's answer for one call. */
+export type PermissionDecision = "allow" | "ask" | "deny";
 
 /** How a run ended. */
 export type RunStatus =
@@ -44,6 +48,24 @@ export type AgentEvent =
     cost?: number;
     currency?: string;
   }
+  | {
+    /** Every permission decision, so the UI and `run --json` can show why a call ran or not. */
+    type: "permission";
+    callId: string;
+    tool: string;
+    /** What the policy said before any human answered. */
+    decision: PermissionDecision;
+    /** Whether the call went ahead. */
+    allowed: boolean;
+    /** The rule that matched (e.g. `Bash(git status:*)`), or how the fallback was reached. */
+    rule?: string;
+    /** The active preset, e.g. `ask`. */
+    preset: string;
+    /** Why it was denied, or what would allow it. */
+    reason?: string;
+  }
+  | { type: "approval_request"; request: ApprovalRequest }
+  | { type: "approval_answer"; id: string; choice: ApprovalChoice }
   | { type: "notice"; level: "info" | "warning"; message: string }
   | {
     type: "done";

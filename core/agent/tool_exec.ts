@@ -9,6 +9,7 @@ import type { ToolCall } from "../../providers/types.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
 import type { Tool, ToolAccess, ToolContext, ToolResult } from "../../tools/types.ts";
 import { boundText } from "./bound.ts";
+import type { AgentEvent } from "./events.ts";
 
 /** Outcome of a permission check. */
 export type GateDecision =
@@ -21,7 +22,7 @@ export interface ToolGate {
     tool: Tool,
     args: unknown,
     access: ToolAccess,
-    opts: { signal: AbortSignal; callId: string },
+    opts: { signal: AbortSignal; callId: string; emit(event: AgentEvent): void },
   ): Promise<GateDecision>;
 }
 
@@ -35,6 +36,8 @@ export interface ExecuteOptions {
   /** Upper bound for any single call. */
   timeoutMs: number;
   onProgress?(message: string): void;
+  /** Receives permission and approval events raised while the call is checked. */
+  onEvent?(event: AgentEvent): void;
 }
 
 function schemaHint(tool: Tool): string {
@@ -95,6 +98,7 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
     const decision = await opts.gate.check(tool, args, access, {
       signal: opts.signal,
       callId: call.id,
+      emit: (event) => opts.onEvent?.(event),
     });
     if (!decision.allow) return errorResult(decision.reason);
   }

@@ -4,11 +4,10 @@
  * deliberate: regenerate with `UPDATE_GOLDEN=1 deno task test tests/golden/`.
  */
 import assert from "node:assert/strict";
-import "../../builtins.ts";
 import { SYSTEM_PROMPT } from "../../core/agent/system_prompt.ts";
 import { decorateUserTurn } from "../../core/agent/system_prompt.ts";
 import { buildRequestBody } from "../../providers/openai/request.ts";
-import { builtinTools, ToolRegistry } from "../../tools/registry.ts";
+import { buildRuntime } from "../../cli/runtime.ts";
 
 const DIR = new URL("./snapshots/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -34,7 +33,25 @@ async function golden(name: string, actual: string): Promise<void> {
   );
 }
 
-const registry = new ToolRegistry(builtinTools());
+/** The tool registry a real run offers, built the way the CLI builds it. */
+async function offeredRegistry() {
+  const home = await Deno.makeTempDir();
+  const cwd = await Deno.makeTempDir();
+  try {
+    const runtime = await buildRuntime({
+      cwd,
+      env: { REASONIX_HOME: home, DEEPSEEK_API_KEY: "sk-golden" },
+      flags: {},
+    });
+    await runtime.dispose();
+    return runtime.registry;
+  } finally {
+    await Deno.remove(home, { recursive: true });
+    await Deno.remove(cwd, { recursive: true });
+  }
+}
+
+const registry = await offeredRegistry();
 
 Deno.test("the system prompt bytes are pinned", async () => {
   await golden("system_prompt.txt", SYSTEM_PROMPT);
