@@ -4,5 +4,8 @@
  *
  * @module
  */
+import "./providers/anthropic/mod.ts";
 import "./providers/openai/mod.ts";
+import "./providers/replay/mod.ts";
+import "./providers/responses/mod.ts";
 import "./tools/builtin/mod.ts";

@@ -5,6 +5,7 @@
  * @module
  */
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { lazyImport } from "./lazy.ts";
 import { version } from "./version.ts";
 
 /** The top-level help text. */
@@ -12,7 +13,17 @@ export const USAGE = `reasonix — a coding agent for your terminal
 
 Usage:
   reasonix                      start an interactive session (needs a terminal)
+  reasonix -c | -r <id>         interactive: continue the newest session, or resume one
+  reasonix -m <model>           interactive with another model (provider/model)
+  reasonix --permission-mode <m> [--allow <rule>] [--deny <rule>]
+                                interactive with a permission preset and extra rules
   reasonix run "<task>"         run a task headless, streaming the answer to stdout
+  reasonix run --continue "…"   continue the newest session of this workspace
+  reasonix sessions list        list this workspace's sessions
+  reasonix config compact-ratio [--local] [VALUE]
+                                show or set when context maintenance starts
+  reasonix mcp add|remove|list|get|login|logout
+                                manage MCP servers (see reasonix mcp --help)
   reasonix --version            print the version
 
 Global options:
@@ -23,6 +34,19 @@ Configuration: ./reasonix.toml, then ~/.reasonix/config.toml (REASONIX_HOME over
 The API key comes from the environment variable named by the provider's api_key_env
 (DEEPSEEK_API_KEY by default) or from ~/.reasonix/.env.
 `;
+
+/** Options that start an interactive session rather than name a subcommand. */
+const INTERACTIVE_OPTIONS = new Set([
+  "-c",
+  "--continue",
+  "-r",
+  "--resume",
+  "-m",
+  "--model",
+  "--permission-mode",
+  "--allow",
+  "--deny",
+]);
 
 /** Thrown for bad command-line usage; the message is shown as is. */
 export class UsageError extends Error {
@@ -73,19 +97,37 @@ export async function runCli(argv: string[]): Promise<number> {
   }
 
   const [command, ...args] = parsed.rest;
-  switch (command) {
-    case undefined: {
-      if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
-        console.error(USAGE);
-        console.error("reasonix: no terminal for an interactive session; use `reasonix run`.");
-        return EXIT_USAGE;
-      }
-      const { interactive } = await import("./interactive.ts");
-      return await interactive([]);
+  if (command === undefined || INTERACTIVE_OPTIONS.has(command.split("=")[0])) {
+    if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
+      console.error(USAGE);
+      console.error("reasonix: no terminal for an interactive session; use `reasonix run`.");
+      return EXIT_USAGE;
     }
+    const { interactive } = await lazyImport<typeof import("./interactive.ts")>(
+      "cli/interactive.ts",
+    );
+    return await interactive(parsed.rest);
+  }
+  switch (command) {
     case "run": {
-      const { runCommand } = await import("./run.ts");
+      const { runCommand } = await lazyImport<typeof import("./run.ts")>("cli/run.ts");
       return await runCommand(args);
+    }
+    case "sessions": {
+      const { sessionsCommand } = await lazyImport<typeof import("./sessions_cmd.ts")>(
+        "cli/sessions_cmd.ts",
+      );
+      return await sessionsCommand(args);
+    }
+    case "config": {
+      const { configCommand } = await lazyImport<typeof import("./config_cmd.ts")>(
+        "cli/config_cmd.ts",
+      );
+      return await configCommand(args);
+    }
+    case "mcp": {
+      const { mcpCommand } = await lazyImport<typeof import("./mcp.ts")>("cli/mcp.ts");
+      return await mcpCommand(args);
     }
     case "-h":
     case "--help":

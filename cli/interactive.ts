@@ -1,73 +1,93 @@
 /**
- * The interactive session: a line prompt that keeps one conversation across prompts.
- * Ctrl-C cancels a running turn; Ctrl-C at an empty prompt (or Ctrl-D) exits.
+ * `reasonix` on a terminal: the interactive session (Ink). Loaded lazily by `app.ts`, so the
+ * headless path never pays for the UI.
  *
  * @module
  */
-import { createInterface } from "node:readline/promises";
-import process from "node:process";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { commandSources, loadCustomCommands } from "../core/commands/mod.ts";
+import { reasonixHome } from "../core/config/mod.ts";
 import { ReasonixError } from "../errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
-import { plainRenderer, syncWriter } from "./render_plain.ts";
-import { buildRuntime, type Runtime } from "./runtime.ts";
+import { PERMISSION_OPTIONS, permissionFlags } from "./permission_flags.ts";
+import { buildRuntime } from "./runtime.ts";
+import { RuntimeBackend } from "./ui/backend.ts";
+import { UiApprovalBroker } from "./ui/broker.ts";
+import { InputHistory } from "./ui/history.ts";
+import { mcpView } from "./ui/mcp_view.ts";
+import { runChatApp } from "./ui/run_app.tsx";
+import { BUILTIN_NAMES } from "./ui/slash.ts";
+import { colorWanted } from "./ui/style.ts";
+import { version } from "./version.ts";
 
 /** Runs the interactive session and returns the exit code. */
-export async function interactive(_argv: string[]): Promise<number> {
-  const err = syncWriter(Deno.stderr);
-  let runtime: Runtime;
+export async function interactive(argv: string[]): Promise<number> {
+  let values: { model?: string; continue?: boolean; resume?: string } & Record<string, unknown>;
   try {
-    runtime = await buildRuntime({ cwd: Deno.cwd(), env: Deno.env.toObject(), flags: {} });
+    ({ values } = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: {
+        model: { type: "string", short: "m" },
+        continue: { type: "boolean", short: "c" },
+        resume: { type: "string", short: "r" },
+        ...PERMISSION_OPTIONS,
+      },
+    }));
+  } catch (error) {
+    console.error(`reasonix: ${(error as Error).message}`);
+    return EXIT_USAGE;
+  }
+  if (values.continue && values.resume !== undefined) {
+    console.error("reasonix: use either --continue or --resume, not both");
+    return EXIT_USAGE;
+  }
+  const env = Deno.env.toObject();
+  const home = reasonixHome(env);
+  const broker = new UiApprovalBroker();
+  const permissions = permissionFlags(values);
+  let backend: RuntimeBackend;
+  try {
+    backend = await RuntimeBackend.create({
+      home,
+      build: (o) =>
+        buildRuntime({
+          cwd: Deno.cwd(),
+          env,
+          flags: {
+            model: o.model,
+            reasoningEffort: o.reasoningEffort,
+            resume: o.resume,
+            ...permissions,
+          },
+          broker,
+        }),
+      mcp: (runtime) => mcpView(runtime.mcp),
+    }, { model: values.model, resume: values.continue ? "latest" : values.resume });
   } catch (error) {
     if (error instanceof ReasonixError) {
-      err(`reasonix: ${error.message}\n`);
+      console.error(`reasonix: ${error.message}`);
       return EXIT_USAGE;
     }
     throw error;
   }
-  for (const warning of runtime.warnings) err(`warning: ${warning}\n`);
-  err(
-    `reasonix · ${runtime.resolved.provider.name}/${runtime.resolved.model} · ${runtime.workspaceRoot}\n` +
-      "Type a task and press Enter. Ctrl-C cancels a running turn; Ctrl-D exits.\n",
-  );
-  const render = plainRenderer({
-    out: syncWriter(Deno.stdout),
-    err,
-    color: !Deno.env.get("NO_COLOR"),
-  });
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true });
-  let running: AbortController | undefined;
-  let closed = false;
-  rl.on("SIGINT", () => {
-    if (running) {
-      running.abort(new DOMException("Cancelled by the user", "AbortError"));
-      return;
-    }
-    closed = true;
-    rl.close();
-  });
-  rl.on("close", () => closed = true);
   try {
-    while (!closed) {
-      let line: string;
-      try {
-        line = (await rl.question("› ")).trim();
-      } catch {
-        break;
-      }
-      if (!line) continue;
-      if (line === "/exit" || line === "/quit") break;
-      running = new AbortController();
-      try {
-        for await (const event of runtime.agent.run({ text: line }, { signal: running.signal })) {
-          render(event);
-        }
-      } finally {
-        running = undefined;
-      }
-    }
+    const loaded = await loadCustomCommands(
+      commandSources({ workspaceRoot: backend.info().workspaceRoot, home }),
+      { reserved: BUILTIN_NAMES },
+    );
+    await runChatApp({
+      backend,
+      broker,
+      commands: loaded.commands,
+      notices: loaded.notices,
+      history: await InputHistory.load(join(home, "prompt_history.jsonl")),
+      version: version(),
+      color: colorWanted(env),
+    });
   } finally {
-    rl.close();
-    await runtime.dispose();
+    await backend.dispose();
   }
   return EXIT_OK;
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { lazyImport } from "./lazy.ts";
 import { version } from "./version.ts";
 
 /** Global flags that take a value and may precede `--version`. */
@@ -29,7 +30,7 @@ export async function main(args: string[]): Promise<number> {
     console.log(`reasonix ${version()}`);
     return 0;
   }
-  const { runCli } = await import("./app.ts");
+  const { runCli } = await lazyImport<typeof import("./app.ts")>("cli/app.ts");
   return await runCli(args);
 }
 

@@ -100,6 +100,8 @@ export function plainRenderer(sinks: PlainSinks): (event: AgentEvent) => void {
           sinks.err(
             red(`stopped: reached the turn limit (${event.turns}); raise it with --max-turns\n`),
           );
+        } else if (event.status === "budget_exceeded" || event.status === "timeout") {
+          sinks.err(red(`stopped: ${event.detail ?? event.status}\n`));
         } else if (event.status === "cancelled") {
           sinks.err("cancelled\n");
         }

@@ -5,12 +5,20 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import type { AgentEvent, RunStatus, UsageTotals } from "../core/agent/events.ts";
+import type {
+  AgentEvent,
+  PermissionDecision,
+  RunStatus,
+  UsageTotals,
+} from "../core/agent/events.ts";
 import { cacheHitRatio } from "../core/agent/cost.ts";
 import { ReasonixError } from "../errors.ts";
 import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { PERMISSION_OPTIONS, PERMISSION_USAGE, permissionFlags } from "./permission_flags.ts";
 import { plainRenderer, syncWriter } from "./render_plain.ts";
 import { buildRuntime, type Runtime } from "./runtime.ts";
+import { loadImages } from "../core/vision/mod.ts";
+import type { ImagePart } from "../providers/types.ts";
 
 const RUN_USAGE = `Usage: reasonix run [options] "<task>"
 
@@ -19,7 +27,15 @@ Runs one task without a prompt and exits. Reads the task from stdin when none is
 Options:
   -m, --model <name>        provider, model, or provider/model (default: default_model)
       --max-turns <n>       stop after n model requests (default: [agent].max_turns)
+      --max-cost <amount>   stop once the run has cost this much (in the price's currency)
+      --max-tokens <n>      stop once the run has used this many prompt + completion tokens
+      --timeout <duration>  stop after this long, e.g. 90s, 10m, 1h (plain numbers are seconds)
       --json                print one JSON object with the result and usage at the end
+      --record <file>       write the exact provider traffic to <file> (JSONL, keys redacted)
+      --image <file-or-url> attach an image (PNG, JPEG, GIF, WebP up to 10 MiB); repeatable
+  -c, --continue            continue the most recent session of this workspace
+  -r, --resume <id>         continue the session with this id (or unique id prefix)
+${PERMISSION_USAGE}
   -h, --help                show this help
 
 Exit codes: 0 done, 1 failed or stopped at a limit, 2 bad usage or configuration, 130 cancelled.
@@ -38,13 +54,32 @@ export interface RunSummary {
   cost: number | null;
   currency: string | null;
   duration_ms: number;
+  /** Every permission decision of the run, in order. */
+  permissions: PermissionEntry[];
   error?: { code: string; message: string };
+  /** Why the run stopped early (`budget_exceeded`, `timeout`). */
+  detail?: string;
+}
+
+/** One permission decision in the `--json` summary. */
+export interface PermissionEntry {
+  tool: string;
+  /** What the policy said before anyone answered: `allow`, `ask` or `deny`. */
+  decision: PermissionDecision;
+  /** Whether the call went ahead. */
+  allowed: boolean;
+  /** The rule that matched, or how the preset decided. */
+  rule: string | null;
+  preset: string;
+  /** Why it was refused, and what would allow it. */
+  reason: string | null;
 }
 
 function summarize(
   done: Extract<AgentEvent, { type: "done" }>,
   runtime: Runtime,
   durationMs: number,
+  permissions: PermissionEntry[],
 ): RunSummary {
   const u: UsageTotals = done.usage;
   return {
@@ -64,7 +99,9 @@ function summarize(
     cost: u.cost === undefined ? null : Number(u.cost.toFixed(6)),
     currency: u.currency ?? null,
     duration_ms: Math.round(durationMs),
+    permissions,
     ...(done.error ? { error: done.error } : {}),
+    ...(done.detail ? { detail: done.detail } : {}),
   };
 }
 
@@ -72,6 +109,41 @@ function exitCodeFor(status: RunStatus): number {
   if (status === "completed") return EXIT_OK;
   if (status === "cancelled") return EXIT_CANCELLED;
   return EXIT_FAILURE;
+}
+
+/** Parses a duration: `90`, `90s`, `10m`, `1h`, `500ms`. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? "s"]!;
+  const ms = Number(match[1]) * unit;
+  return ms > 0 ? ms : undefined;
+}
+
+/** The run's hard limits, or a usage error message. */
+function parseLimits(
+  values: Record<string, unknown>,
+): { maxCost?: number; maxTokens?: number; timeoutMs?: number } | string {
+  const out: { maxCost?: number; maxTokens?: number; timeoutMs?: number } = {};
+  if (values["max-cost"] !== undefined) {
+    out.maxCost = Number(values["max-cost"]);
+    if (!Number.isFinite(out.maxCost) || out.maxCost <= 0) {
+      return `--max-cost must be a positive number, got "${values["max-cost"]}"`;
+    }
+  }
+  if (values["max-tokens"] !== undefined) {
+    out.maxTokens = Number(values["max-tokens"]);
+    if (!Number.isInteger(out.maxTokens) || out.maxTokens < 1) {
+      return `--max-tokens must be a positive integer, got "${values["max-tokens"]}"`;
+    }
+  }
+  if (values.timeout !== undefined) {
+    out.timeoutMs = parseDuration(String(values.timeout));
+    if (out.timeoutMs === undefined) {
+      return `--timeout must be a duration such as 90s, 10m or 1h, got "${values.timeout}"`;
+    }
+  }
+  return out;
 }
 
 async function readStdin(): Promise<string> {
@@ -86,7 +158,7 @@ async function readStdin(): Promise<string> {
 /** Runs `reasonix run` with its arguments and returns the exit code. */
 export async function runCommand(argv: string[]): Promise<number> {
   const err = syncWriter(Deno.stderr);
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -96,8 +168,16 @@ export async function runCommand(argv: string[]): Promise<number> {
       options: {
         model: { type: "string", short: "m" },
         "max-turns": { type: "string" },
+        "max-cost": { type: "string" },
+        "max-tokens": { type: "string" },
+        timeout: { type: "string" },
         json: { type: "boolean" },
+        record: { type: "string" },
+        image: { type: "string", multiple: true },
+        continue: { type: "boolean", short: "c" },
+        resume: { type: "string", short: "r" },
         help: { type: "boolean", short: "h" },
+        ...PERMISSION_OPTIONS,
       },
     }));
   } catch (error) {
@@ -108,6 +188,10 @@ export async function runCommand(argv: string[]): Promise<number> {
     console.log(RUN_USAGE);
     return EXIT_OK;
   }
+  if (values.continue && values.resume !== undefined) {
+    err("reasonix run: use either --continue or --resume, not both\n");
+    return EXIT_USAGE;
+  }
   let maxTurns: number | undefined;
   if (values["max-turns"] !== undefined) {
     maxTurns = Number(values["max-turns"]);
@@ -116,6 +200,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       return EXIT_USAGE;
     }
   }
+  const limits = parseLimits(values);
+  if (typeof limits === "string") {
+    err(`reasonix run: ${limits}\n`);
+    return EXIT_USAGE;
+  }
   let task = positionals.join(" ").trim();
   if (!task && !Deno.stdin.isTerminal()) task = await readStdin();
   if (!task) {
@@ -123,12 +212,22 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
 
+  let images: ImagePart[];
   let runtime: Runtime;
   try {
+    images = await loadImages(values.image as string[] | undefined ?? [], { cwd: Deno.cwd() });
     runtime = await buildRuntime({
       cwd: Deno.cwd(),
       env: Deno.env.toObject(),
-      flags: { model: values.model as string | undefined, maxTurns },
+      flags: {
+        model: values.model as string | undefined,
+        maxTurns,
+        resume: values.continue ? "latest" : values.resume as string | undefined,
+        record: values.record as string | undefined,
+        budget: { maxCost: limits.maxCost, maxTokens: limits.maxTokens },
+        images: images.length > 0,
+        ...permissionFlags(values),
+      },
     });
   } catch (error) {
     if (error instanceof ReasonixError) {
@@ -153,16 +252,37 @@ export async function runCommand(argv: string[]): Promise<number> {
   Deno.addSignalListener("SIGINT", onSigint);
   const started = performance.now();
   let done: Extract<AgentEvent, { type: "done" }> | undefined;
+  const decisions: PermissionEntry[] = [];
+  const unsubscribe = runtime.permissions.gate.subscribe((event) => {
+    if (event.type !== "permission") return;
+    decisions.push({
+      tool: event.tool,
+      decision: event.decision,
+      allowed: event.allowed,
+      rule: event.rule ?? null,
+      preset: event.preset,
+      reason: event.reason ?? null,
+    });
+  });
+  const unsubscribeNotices = runtime.onNotice(render);
   try {
-    for await (const event of runtime.agent.run({ text: task }, { signal: controller.signal })) {
+    const signal = limits.timeoutMs === undefined
+      ? controller.signal
+      : AbortSignal.any([controller.signal, AbortSignal.timeout(limits.timeoutMs)]);
+    const input = images.length ? { text: task, images } : { text: task };
+    for await (const event of runtime.agent.run(input, { signal })) {
       render(event);
       if (event.type === "done") done = event;
     }
   } finally {
+    unsubscribe();
+    unsubscribeNotices();
     Deno.removeSignalListener("SIGINT", onSigint);
     await runtime.dispose();
   }
   if (!done) throw new Error("agent ended without a done event");
-  if (json) console.log(JSON.stringify(summarize(done, runtime, performance.now() - started)));
+  if (json) {
+    console.log(JSON.stringify(summarize(done, runtime, performance.now() - started, decisions)));
+  }
   return exitCodeFor(done.status);
 }

@@ -4,10 +4,27 @@
  *
  * @module
  */
+import "../providers/anthropic/mod.ts";
 import "../providers/openai/mod.ts";
+import "../providers/replay/mod.ts";
+import "../providers/responses/mod.ts";
 import "../tools/builtin/mod.ts";
+import { join, resolve as resolvePath } from "node:path";
 import { Agent } from "../core/agent/agent.ts";
-import { Session } from "../core/agent/session.ts";
+import type { ApprovalBroker } from "../core/agent/approval.ts";
+import type { Session } from "../core/agent/session.ts";
+import type { CompactionReport } from "../core/context/manager.ts";
+import { ContextManager } from "../core/context/manager.ts";
+import { TokenEstimator } from "../core/context/estimator.ts";
+import { toolResultCapability } from "../core/context/tool_results.ts";
+import { openSession } from "../core/store/session_store.ts";
+import { listSessions, projectKey, sessionsDir } from "../core/store/sessions.ts";
+import { readTranscript } from "../core/store/transcript.ts";
+import { instructionBlocks, readInstructionFiles } from "../core/agent/instructions.ts";
+import { FactStore } from "../core/memory/facts.ts";
+import { type Archive, HistoryIndex, historyTool } from "../core/memory/history.ts";
+import { recallBlock } from "../core/memory/recall.ts";
+import { memoryTools } from "../core/memory/tools.ts";
 import {
   decorateUserTurn,
   type EnvironmentFacts,
@@ -16,23 +33,50 @@ import {
 import {
   applyFlags,
   loadConfig,
-  outputTokenBudget,
+  outputBudgetPlan,
   reasonixHome,
   resolveApiKey,
   resolveModel,
 } from "../core/config/mod.ts";
 import type { Config, ResolvedModel } from "../core/config/types.ts";
+import { scrubLegacyKeys } from "../core/config/toml_edit.ts";
 import { createProvider } from "../providers/registry.ts";
+import { openRecording } from "../providers/recording.ts";
 import type { Provider } from "../providers/types.ts";
 import { builtinTools, ToolRegistry } from "../tools/registry.ts";
-import { directShell } from "../tools/shell.ts";
+import {
+  applyProjectMode,
+  type Permissions,
+  setupPermissions,
+  validatePermissionsConfig,
+} from "../core/permission/mod.ts";
 import { CapabilityHub, useCapabilityTool } from "../tools/capability.ts";
 import type { Tool } from "../tools/types.ts";
+import type { McpAccess } from "./mcp_runtime.ts";
+import { startMcp } from "./mcp_runtime.ts";
+import { ImageTurns, planVision } from "../core/vision/mod.ts";
+import type { AgentEvent } from "../core/agent/events.ts";
 
 /** Flags every front end accepts. */
 export interface RuntimeFlags {
   model?: string;
   maxTurns?: number;
+  /** Resume a session: `latest` (`--continue`) or an id or unique id prefix (`--resume`). */
+  resume?: string;
+  /** Overrides `[agent].reasoning_effort` (the interactive `/effort`). */
+  reasoningEffort?: string;
+  /** `--permission-mode`: a preset name (see docs/PERMISSIONS.md). */
+  permissionMode?: string;
+  /** `--allow` rules, added to `[permissions].allow`. */
+  allow?: string[];
+  /** `--deny` rules, added to `[permissions].deny`. */
+  deny?: string[];
+  /** `--record <file>`: write the provider traffic of this run there (see docs/PROVIDERS.md). */
+  record?: string;
+  /** `--max-cost` / `--max-tokens`: hard limits for unattended runs. */
+  budget?: { maxCost?: number; maxTokens?: number };
+  /** `--image` was given: fail at startup when no configured model can use images. */
+  images?: boolean;
 }
 
 /** A ready-to-run agent and what it was built from. */
@@ -44,11 +88,27 @@ export interface Runtime {
   /** Capabilities reachable through the fixed `use_capability` tool. */
   capabilities: CapabilityHub;
   session: Session;
+  /** The session transcript (append-only JSONL). */
+  sessionPath: string;
+  /** Whether `session` continues an earlier one. */
+  resumed: boolean;
+  /** Context maintenance of this session (spec §3.6). */
+  context: ContextManager;
+  /** `/compact`: summarize the conversation now. */
+  compact(opts: { signal: AbortSignal }): Promise<CompactionReport[]>;
   agent: Agent;
+  /** The permission gate, write scope and sandboxed shell of this runtime. */
+  permissions: Permissions;
   workspaceRoot: string;
+  /** MCP servers of this run: status, prompts and resources for the UI (`/mcp`). */
+  mcp: McpAccess;
   /** Config warnings to show the user. */
   warnings: string[];
-  /** Removes the session's private temp directory. */
+  /** Image handling of this runtime (spec §3.5, `agent.vision_model`). */
+  vision: ImageTurns;
+  /** Notices raised before the event stream starts (image descriptions); returns unsubscribe. */
+  onNotice(listener: (notice: Extract<AgentEvent, { type: "notice" }>) => void): () => void;
+  /** Closes the transcript and removes the session's private temp directory. */
   dispose(): Promise<void>;
 }
 
@@ -63,6 +123,17 @@ async function isGitRepo(root: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** Earlier sessions of this workspace, for the `history` tool. */
+async function loadArchives(dir: string, currentId: string | undefined): Promise<Archive[]> {
+  const out: Archive[] = [];
+  for (const summary of await listSessions(dir)) {
+    if (summary.meta.id === currentId) continue;
+    const loaded = await readTranscript(summary.path).catch(() => undefined);
+    if (loaded) out.push({ id: loaded.meta.id, messages: loaded.messages });
+  }
+  return out;
 }
 
 /** Picks the built-in tools named in `[tools].enabled` (all when empty). */
@@ -90,14 +161,57 @@ export async function buildRuntime(opts: {
   env: Record<string, string | undefined>;
   flags: RuntimeFlags;
   now?: Date;
+  /** Answers permission prompts; only interactive front ends have one (headless fails closed). */
+  broker?: ApprovalBroker;
+  /** How long to wait for MCP servers before the tool list is fixed (default 3 s). */
+  mcpReadyWaitMs?: number;
 }): Promise<Runtime> {
   const home = reasonixHome(opts.env);
   const loaded = await loadConfig({ cwd: opts.cwd, env: opts.env, home });
-  const config = applyFlags(loaded, { model: opts.flags.model, maxTurns: opts.flags.maxTurns });
-  const warnings = [...loaded.warnings];
+  const config = applyFlags(loaded, {
+    model: opts.flags.model,
+    maxTurns: opts.flags.maxTurns,
+    permissionMode: opts.flags.permissionMode,
+    allow: opts.flags.allow,
+    deny: opts.flags.deny,
+  });
+  const project = applyProjectMode(config.permissions, opts.flags.permissionMode !== undefined);
+  config.permissions = project.permissions;
+  validatePermissionsConfig(config.permissions, opts.env);
+  const warnings = [...loaded.warnings, ...await scrubLegacyKeys(loaded.sources)];
+  if (project.warning) warnings.push(project.warning);
   const resolved = resolveModel(config, opts.flags.model);
   const apiKey = await resolveApiKey(resolved.provider, { env: opts.env, home });
+  const visionPlan = planVision(config, resolved);
+  if (opts.flags.images && visionPlan.mode === "none") throw visionPlan.error;
+  const visionKey = visionPlan.mode === "describe"
+    ? await resolveApiKey(visionPlan.vision.provider, { env: opts.env, home })
+    : undefined;
+  const vision = new ImageTurns({
+    plan: visionPlan,
+    createProvider: ({ provider: vp, model }) =>
+      createProvider(vp.kind, {
+        name: vp.name,
+        model,
+        baseUrl: vp.base_url,
+        requestUrl: vp.request_url,
+        chatUrl: vp.chat_url,
+        apiKey: visionKey || undefined,
+        headers: vp.headers,
+        options: vp.options,
+      }),
+  });
+  const noticeListeners = new Set<(notice: Extract<AgentEvent, { type: "notice" }>) => void>();
   const p = resolved.provider;
+  const recording = opts.flags.record === undefined ? undefined : openRecording(
+    resolvePath(opts.cwd, opts.flags.record),
+    {
+      provider: { name: p.name, kind: p.kind, model: resolved.model, options: p.options },
+      secrets: [apiKey ?? "", ...Object.values(p.headers)],
+    },
+  );
+  // A 400 naming the model's real output limit is remembered for the rest of the session.
+  let learnedOutputLimit: number | undefined;
   const provider = createProvider(p.kind, {
     name: p.name,
     model: resolved.model,
@@ -107,17 +221,87 @@ export async function buildRuntime(opts: {
     apiKey: apiKey || undefined,
     headers: p.headers,
     options: p.options,
+    fetch: recording?.fetch,
+    onOutputLimit: (limit) => {
+      learnedOutputLimit = Math.min(limit, learnedOutputLimit ?? limit);
+    },
   });
 
   const workspaceRoot = await Deno.realPath(config.sandbox.workspace_root || opts.cwd);
   const capabilities = new CapabilityHub();
+  const mcp = await startMcp({
+    cwd: opts.cwd,
+    env: opts.env,
+    home,
+    config,
+    workspaceRoot,
+    waitMs: opts.mcpReadyWaitMs,
+  });
+  warnings.push(...mcp.warnings);
+  capabilities.addSource(mcp.host.capabilitySource());
+  const sessionDir = await sessionsDir(home, workspaceRoot);
+  // The session opens after the tool list is fixed; history reads it through this reference.
+  const live: { session?: Session } = {};
+  const history = new HistoryIndex({
+    sessionId: "",
+    messages: () => live.session?.messages ?? [],
+    archives: () => loadArchives(sessionDir, live.session?.id),
+  });
+  const facts = new FactStore({
+    projectDir: join(home, "memory", "projects", await projectKey(workspaceRoot)),
+    globalDir: join(home, "memory", "global"),
+  });
   const registry = new ToolRegistry([
     ...enabledTools(config, warnings),
+    historyTool(history),
+    ...memoryTools(facts, { owner: true }),
+    ...mcp.directTools,
     useCapabilityTool(capabilities),
   ]);
+  const opened = await openSession({
+    dir: sessionDir,
+    workspace: workspaceRoot,
+    model: `${p.name}/${resolved.model}`,
+    resume: opts.flags.resume,
+    now: opts.now,
+  });
+  const { session, writer } = opened;
+  live.session = session;
+  if (opened.skippedLines > 0) {
+    warnings.push(
+      `skipped ${opened.skippedLines} damaged line(s) of ${writer.path} (e.g. a write cut short by a crash)`,
+    );
+  }
+  if (opened.repaired > 0) {
+    warnings.push(`${opened.repaired} tool call(s) were interrupted when the session last ended`);
+  }
+  capabilities.register(toolResultCapability(() => session.messages));
+  const context = new ContextManager({
+    provider,
+    model: resolved.model,
+    system: SYSTEM_PROMPT,
+    tools: registry.schemas(),
+    temperature: config.agent.temperature,
+    contextWindow: resolved.contextWindow,
+    compactRatio: config.agent.compact_ratio,
+    estimator: new TokenEstimator(),
+    persist: {
+      projection: (record) => writer.append({ t: "proj", p: record }),
+      failure: (failure) => writer.append({ t: "fail", f: failure }),
+    },
+    projection: opened.projection,
+    failures: opened.failures,
+  });
   const tempDir = await Deno.makeTempDir({ prefix: "reasonix-" });
-  const session = new Session();
-  const facts: EnvironmentFacts = {
+  const permissions = await setupPermissions({
+    permissions: config.permissions,
+    sandbox: config.sandbox,
+    workspaceRoot,
+    tempDir,
+    env: opts.env,
+    broker: opts.broker,
+  });
+  const environment: EnvironmentFacts = {
     workspaceRoot,
     platform: `${Deno.build.os} ${Deno.build.arch}`,
     date: isoDate(opts.now ?? new Date()),
@@ -132,16 +316,38 @@ export async function buildRuntime(opts: {
     toolContext: {
       root: workspaceRoot,
       tempDir,
-      shell: directShell,
+      shell: permissions.shell,
       settings: { bashTimeoutMs: config.tools.bash_timeout_seconds * 1000 },
     },
     maxTurns: config.agent.max_turns,
     temperature: config.agent.temperature,
-    reasoningEffort: config.agent.reasoning_effort,
-    outputBudget: (promptTokens) => outputTokenBudget(resolved, promptTokens),
+    reasoningEffort: opts.flags.reasoningEffort ?? config.agent.reasoning_effort,
+    outputBudget: (promptTokens) =>
+      outputBudgetPlan(resolved, promptTokens, { learnedLimit: learnedOutputLimit }),
     price: resolved.price,
-    decorateUserTurn: (text, s) => decorateUserTurn(text, s.messages, facts),
+    budget: opts.flags.budget,
+    decorateUserTurn: async (text, s, input, { signal }) => {
+      // Checked against what the model sees, so a checkpoint that replaced them re-sends them.
+      const view = context.view(s.messages);
+      const parts = [
+        ...instructionBlocks(await readInstructionFiles(workspaceRoot), view),
+        decorateUserTurn(text, view, environment),
+      ];
+      const recalled = recallBlock(await facts.list().catch(() => []), text);
+      if (recalled) parts.push(recalled);
+      const content = parts.join("\n\n");
+      if (!input.images?.length) return content;
+      const turn = await vision.prepare({ content, text, images: input.images }, { signal });
+      for (const notice of turn.notices) {
+        for (const listener of noticeListeners) listener({ type: "notice", ...notice });
+      }
+      return turn;
+    },
+    context,
+    gate: permissions.gate,
   });
+  // Read-only mode gives up Deno's write permission here; the transcript is already open.
+  await permissions.lockDown();
   return {
     config,
     resolved,
@@ -149,9 +355,25 @@ export async function buildRuntime(opts: {
     registry,
     capabilities,
     session,
+    sessionPath: writer.path,
+    resumed: opened.resumed,
+    context,
+    compact: async ({ signal }) => (await context.compactNow(session.messages, { signal })).reports,
     agent,
+    permissions,
     workspaceRoot,
+    mcp: mcp.host,
     warnings,
-    dispose: () => Deno.remove(tempDir, { recursive: true }).catch(() => {}),
+    vision,
+    onNotice: (listener) => {
+      noticeListeners.add(listener);
+      return () => void noticeListeners.delete(listener);
+    },
+    dispose: async () => {
+      await mcp.host.close();
+      writer.close();
+      recording?.close();
+      await Deno.remove(tempDir, { recursive: true }).catch(() => {});
+    },
   };
 }

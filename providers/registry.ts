@@ -35,17 +35,45 @@ export interface ProviderSettings {
   fetch?: typeof fetch;
   /** Kind-specific options from the provider's config table. */
   options?: Record<string, unknown>;
+  /**
+   * Told when a 400 revealed the model's real output limit. The provider already clamps its
+   * own later requests; the owner may feed the limit into its output budgeting.
+   */
+  onOutputLimit?: (limit: number) => void;
 }
 
 /** Builds a provider from settings. */
 export type ProviderFactory = (settings: ProviderSettings) => Provider;
 
-const kinds = new Map<string, ProviderFactory>();
+/**
+ * What a wire format itself demands, declared by the kind when it registers. Endpoint- and
+ * model-specific facts live in `capabilities.ts`; nothing above `providers/` branches on a
+ * kind or vendor name.
+ */
+export interface KindDescriptor {
+  /** The wire format rejects a request without an output cap (Anthropic `max_tokens`). */
+  requiresMaxTokens: boolean;
+  /** The cap to send when one is required and nothing better is known about the endpoint. */
+  defaultMaxTokens?: number;
+}
+
+const DEFAULT_DESCRIPTOR: Readonly<KindDescriptor> = Object.freeze({ requiresMaxTokens: false });
+
+const kinds = new Map<string, { factory: ProviderFactory; descriptor: KindDescriptor }>();
 
 /** Registers a provider kind. Throws when the kind is already registered. */
-export function registerProviderKind(kind: string, factory: ProviderFactory): void {
+export function registerProviderKind(
+  kind: string,
+  factory: ProviderFactory,
+  descriptor: KindDescriptor = DEFAULT_DESCRIPTOR,
+): void {
   if (kinds.has(kind)) throw new Error(`provider kind "${kind}" is already registered`);
-  kinds.set(kind, factory);
+  kinds.set(kind, { factory, descriptor: { ...descriptor } });
+}
+
+/** The descriptor a kind registered with; the neutral default for an unknown kind. */
+export function providerKindDescriptor(kind: string): KindDescriptor {
+  return { ...(kinds.get(kind)?.descriptor ?? DEFAULT_DESCRIPTOR) };
 }
 
 /** Names of every registered provider kind, sorted. */
@@ -60,7 +88,7 @@ export function hasProviderKind(kind: string): boolean {
 
 /** Creates a provider of the given kind. Throws `RangeError` for an unknown kind. */
 export function createProvider(kind: string, settings: ProviderSettings): Provider {
-  const factory = kinds.get(kind);
+  const factory = kinds.get(kind)?.factory;
   if (!factory) {
     throw new RangeError(
       `unknown provider kind "${kind}" (known: ${providerKinds().join(", ")})`,

@@ -15,7 +15,20 @@ export interface ToolCall {
   name: string;
   /** Raw JSON argument text exactly as streamed; parsing happens in the tool layer. */
   arguments: string;
+  /**
+   * Set by the provider when the arguments cannot be used as streamed (cut off at the output
+   * limit and not safely repairable). The tool pipeline reports it to the model instead of
+   * running the call; wire serializers never send it.
+   */
+  argumentsError?: string;
 }
+
+/**
+ * An image on a user message: inline bytes (`data` is base64, `mediaType` e.g. `image/png`) or a
+ * URL the provider fetches itself (`http(s)://…`). Serializers write each kind's own image
+ * part; only models that accept images ever receive one (see `capabilities.ts`).
+ */
+export type ImagePart = { mediaType: string; data: string } | { url: string };
 
 /** One conversation message. Immutable once appended to a session. */
 export interface Message {
@@ -39,6 +52,11 @@ export interface Message {
    * user and for explicit paging; providers never send it.
    */
   rawContent?: string;
+  /**
+   * For `user` messages: images shown to the model after (OpenAI, Responses) or before
+   * (Anthropic) the text. Absent or empty serializes exactly like a text-only message.
+   */
+  images?: ImagePart[];
 }
 
 /** JSON Schema object, canonicalized by the tool registry. */

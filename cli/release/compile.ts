@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { LAZY_MODULES } from "../lazy.ts";
 
 /** The six release targets, named `<os>-<arch>` for the output files. */
 export const TARGETS: Record<string, string> = {
@@ -93,6 +94,8 @@ if (import.meta.main) {
         ...RUN_FLAGS,
         "--config",
         join(ROOT, "deno.json"),
+        // Imported through computed specifiers (cli/lazy.ts), so not found by analysis.
+        ...LAZY_MODULES.flatMap((module) => ["--include", join(ROOT, module)]),
         "--target",
         TARGETS[name],
         "--output",

@@ -4,16 +4,27 @@
  *
  * @module
  */
-import type { Message, Provider, ProviderRequest, ToolCall } from "../../providers/types.ts";
+import type {
+  ImagePart,
+  Message,
+  Provider,
+  ProviderRequest,
+  ToolCall,
+} from "../../providers/types.ts";
+import { ContextOverflowError } from "../../providers/errors.ts";
+import type { ContextManager, Prepared } from "../context/manager.ts";
+import { statedTokens } from "../context/summary.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
 import type { ToolContext, ToolResult } from "../../tools/types.ts";
 import { ReasonixError } from "../../errors.ts";
 import type { Price } from "../config/types.ts";
 import { addUsage, costOf, emptyTotals } from "./cost.ts";
-import type { AgentEvent, Runner, RunStatus, UserInput } from "./events.ts";
+import type { AgentEvent, Runner, RunStatus, UsageTotals, UserInput } from "./events.ts";
 import { AsyncQueue } from "./queue.ts";
 import type { Session } from "./session.ts";
 import { executeToolCall, type ToolGate } from "./tool_exec.ts";
+import { sanitizeHistory } from "./sanitize.ts";
+import { StormBreaker } from "./storm.ts";
 
 /** What the loop needs. Everything is injected; the loop holds no global state. */
 export interface AgentOptions {
@@ -30,18 +41,39 @@ export interface AgentOptions {
   maxTurns: number;
   temperature?: number;
   reasoningEffort?: string;
-  /** Output cap for a request, given the estimated prompt size in tokens. */
-  outputBudget?(promptTokens: number): number | undefined;
+  /**
+   * Output cap for a request, given the estimated prompt size in tokens. `compact` asks for
+   * context maintenance instead of overriding the user's choice to omit the cap.
+   */
+  outputBudget?(
+    promptTokens: number,
+  ): number | undefined | { maxOutputTokens?: number; compact?: boolean };
+  /** Hard limits for unattended runs; reaching one ends the run with `budget_exceeded`. */
+  budget?: { maxCost?: number; maxTokens?: number };
   price?: Price;
   gate?: ToolGate;
+  /**
+   * Context maintenance (spec §3.6). Without it the full history is sent every time and a
+   * context overflow ends the run.
+   */
+  context?: ContextManager;
   /** Upper bound for one tool call. Default 10 minutes. */
   toolTimeoutMs?: number;
   /**
    * Returns the text of the user message actually appended: volatile facts (date,
-   * environment) ride the current user turn, never the system prompt.
+   * environment) ride the current user turn, never the system prompt. Images reach the
+   * message only when returned here (the runtime decides whether the model can see them).
    */
-  decorateUserTurn?(text: string, session: Session): string;
+  decorateUserTurn?(
+    text: string,
+    session: Session,
+    input: UserInput,
+    opts: { signal: AbortSignal },
+  ): DecoratedTurn | Promise<DecoratedTurn>;
 }
+
+/** The user message text, or its text and the images the model is shown. */
+export type DecoratedTurn = string | { content: string; images?: ImagePart[] };
 
 const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -73,22 +105,51 @@ function batches(calls: ToolCall[], isReadOnly: (name: string) => boolean): Tool
   return out;
 }
 
+/** Whether the run's signal fired because of its time limit rather than Ctrl-C. */
+function isTimeout(signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as Error)?.name === "TimeoutError";
+}
+
 function isAbort(error: unknown, signal: AbortSignal): boolean {
   return signal.aborted || (error instanceof DOMException && error.name === "AbortError");
+}
+
+function errorInfo(error: unknown): { code: string; message: string } {
+  return {
+    code: error instanceof ReasonixError ? error.code : "internal",
+    message: (error as Error)?.message ?? String(error),
+  };
 }
 
 /** The single-model runner. */
 export class Agent implements Runner {
   readonly #opts: AgentOptions;
+  /** View size at the last compaction made for the output budget: don't pay again until it grows. */
+  #lastBudgetCompaction = -Infinity;
 
   constructor(opts: AgentOptions) {
-    this.#opts = opts;
+    this.#opts = { ...opts };
+  }
+
+  /**
+   * Changes settings that take effect from the next request, without a new session.
+   * Reasoning effort is a request field, not part of the cached prefix.
+   */
+  configure(settings: { reasoningEffort?: string | null }): void {
+    if (settings.reasoningEffort !== undefined) {
+      this.#opts.reasoningEffort = settings.reasoningEffort ?? undefined;
+    }
+  }
+
+  /** The reasoning effort sent with requests, if any. */
+  get reasoningEffort(): string | undefined {
+    return this.#opts.reasoningEffort;
   }
 
   /** Runs one user input to completion, cancellation or failure. */
   async *run(input: UserInput, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent> {
     const o = this.#opts;
-    const { session, registry } = o;
+    const { session } = o;
     const signal = opts.signal;
     const totals = emptyTotals(o.price);
     let turns = 0;
@@ -96,11 +157,20 @@ export class Agent implements Runner {
     let finalText = "";
     let status: RunStatus = "completed";
     let failure: { code: string; message: string } | undefined;
+    let detail: string | undefined;
+    const storms = new StormBreaker();
 
-    session.append({
-      role: "user",
-      content: o.decorateUserTurn ? o.decorateUserTurn(input.text, session) : input.text,
-    });
+    const turn = o.decorateUserTurn
+      ? await o.decorateUserTurn(input.text, session, input, { signal })
+      : input.text;
+    session.append(
+      typeof turn === "string" ? { role: "user", content: turn } : {
+        role: "user",
+        content: turn.content,
+        ...(turn.images?.length ? { images: turn.images } : {}),
+      },
+    );
+    const turnStart = session.messages.length - 1;
 
     while (true) {
       if (signal.aborted) {
@@ -111,67 +181,126 @@ export class Agent implements Runner {
         status = "max_turns";
         break;
       }
+      const exceeded = this.#budgetExceeded(totals);
+      if (exceeded) {
+        status = "budget_exceeded";
+        detail = exceeded;
+        break;
+      }
       turns++;
       yield { type: "turn_start", turn: turns };
 
-      const request: ProviderRequest = {
-        model: o.model,
-        system: o.systemPrompt,
-        messages: session.messages,
-        tools: registry.schemas(),
-        temperature: o.temperature,
-        reasoningEffort: o.reasoningEffort,
-      };
-      if (o.outputBudget) request.maxOutputTokens = o.outputBudget(estimatePromptTokens(request));
-      yield { type: "request_start", turn: turns, model: o.model };
+      let prepared: Prepared;
+      try {
+        prepared = o.context
+          ? await o.context.prepare(session.messages, { signal })
+          : { messages: session.messages, rawTokens: 0, reports: [] };
+      } catch (error) {
+        if (isAbort(error, signal)) {
+          status = "cancelled";
+        } else {
+          status = "error";
+          failure = errorInfo(error);
+        }
+        break;
+      }
+      for (const report of prepared.reports) yield { type: "compaction", report };
+      let plan = this.#outputPlan(prepared);
+      const size = o.context?.estimate(prepared.messages) ?? 0;
+      if (plan.compact && o.context && size >= this.#lastBudgetCompaction + o.context.growthStep) {
+        this.#lastBudgetCompaction = size;
+        // The known automatic output budget no longer fits and the user chose to omit the cap:
+        // make room instead of overriding that choice.
+        try {
+          prepared = await o.context.rescueOverflow(session.messages, { signal, turnStart });
+        } catch (error) {
+          status = isAbort(error, signal) ? "cancelled" : "error";
+          if (status === "error") failure = errorInfo(error);
+          break;
+        }
+        for (const report of prepared.reports) yield { type: "compaction", report };
+        plan = this.#outputPlan(prepared);
+      }
 
       let text = "";
       let reasoning = "";
       let signature: string | undefined;
       const calls: ToolCall[] = [];
       let streamError: unknown;
-      try {
-        for await (const chunk of o.provider.stream(request, { signal })) {
-          switch (chunk.type) {
-            case "text":
-              text += chunk.text;
-              yield { type: "text", text: chunk.text };
-              break;
-            case "reasoning":
-              reasoning += chunk.text;
-              yield { type: "reasoning", text: chunk.text };
-              break;
-            case "reasoning_signature":
-              signature = chunk.signature;
-              break;
-            case "tool_call":
-              calls.push(chunk.call);
-              break;
-            case "usage": {
-              const cost = o.price ? costOf(chunk.usage, o.price) : undefined;
-              addUsage(totals, chunk.usage, cost);
-              yield {
-                type: "usage",
-                turn: turns,
-                usage: chunk.usage,
-                cost,
-                currency: o.price?.currency,
-              };
-              break;
-            }
-            case "done":
-              if (chunk.finishReason === "length" && calls.length === 0) {
+      let rescued = false;
+      while (true) {
+        const request = this.#request(prepared, plan.maxOutputTokens);
+        yield { type: "request_start", turn: turns, model: o.model };
+        let output = false;
+        streamError = undefined;
+        try {
+          for await (const chunk of o.provider.stream(request, { signal })) {
+            switch (chunk.type) {
+              case "text":
+                output = true;
+                text += chunk.text;
+                yield { type: "text", text: chunk.text };
+                break;
+              case "reasoning":
+                output = true;
+                reasoning += chunk.text;
+                yield { type: "reasoning", text: chunk.text };
+                break;
+              case "reasoning_signature":
+                signature = chunk.signature;
+                break;
+              case "tool_call":
+                output = true;
+                calls.push(chunk.call);
+                break;
+              case "usage": {
+                o.context?.observe(prepared.rawTokens, chunk.usage.promptTokens);
+                const cost = o.price ? costOf(chunk.usage, o.price) : undefined;
+                addUsage(totals, chunk.usage, cost);
                 yield {
-                  type: "notice",
-                  level: "warning",
-                  message: "The model stopped at its output limit; the answer may be incomplete.",
+                  type: "usage",
+                  turn: turns,
+                  usage: chunk.usage,
+                  cost,
+                  currency: o.price?.currency,
                 };
+                break;
               }
-              break;
+              case "done":
+                if (chunk.finishReason === "length" && calls.length === 0) {
+                  yield {
+                    type: "notice",
+                    level: "warning",
+                    message: "The model stopped at its output limit; the answer may be incomplete.",
+                  };
+                }
+                break;
+            }
           }
+        } catch (error) {
+          streamError = error;
         }
-      } catch (error) {
-        streamError = error;
+        // Overflow: one rescue (summary or truncate) and one retry of the same request.
+        if (
+          streamError instanceof ContextOverflowError && !output && !rescued && o.context &&
+          !signal.aborted
+        ) {
+          rescued = true;
+          try {
+            prepared = await o.context.rescueOverflow(session.messages, {
+              signal,
+              turnStart,
+              statedPromptTokens: statedTokens(streamError.message),
+            });
+            plan = this.#outputPlan(prepared);
+          } catch (error) {
+            streamError = error;
+            break;
+          }
+          for (const report of prepared.reports) yield { type: "compaction", report };
+          continue;
+        }
+        break;
       }
 
       if (streamError !== undefined) {
@@ -184,10 +313,7 @@ export class Agent implements Runner {
           status = "cancelled";
         } else {
           status = "error";
-          failure = {
-            code: streamError instanceof ReasonixError ? streamError.code : "internal",
-            message: (streamError as Error)?.message ?? String(streamError),
-          };
+          failure = errorInfo(streamError);
         }
         break;
       }
@@ -201,14 +327,24 @@ export class Agent implements Runner {
       if (calls.length === 0) break;
 
       toolCalls += calls.length;
-      yield* this.#runTools(calls, signal);
+      yield* this.#runTools(calls, signal, storms);
       if (signal.aborted) {
         status = "cancelled";
         break;
       }
     }
 
-    if (status === "cancelled") this.#closeOpenCalls("Cancelled by the user before it ran.");
+    if (status === "cancelled" && isTimeout(signal)) {
+      status = "timeout";
+      detail = "the run reached its time limit (--timeout)";
+    }
+    if (status === "cancelled" || status === "timeout") {
+      this.#closeOpenCalls(
+        status === "timeout"
+          ? "Not run: the run reached its time limit."
+          : "Cancelled by the user before it ran.",
+      );
+    }
     yield {
       type: "done",
       status,
@@ -217,7 +353,54 @@ export class Agent implements Runner {
       toolCalls,
       usage: totals,
       ...(failure ? { error: failure } : {}),
+      ...(detail ? { detail } : {}),
     };
+  }
+
+  #request(prepared: Prepared, maxOutputTokens: number | undefined): ProviderRequest {
+    const o = this.#opts;
+    const request: ProviderRequest = {
+      model: o.model,
+      system: o.systemPrompt,
+      messages: sanitizeHistory(prepared.messages),
+      tools: o.registry.schemas(),
+      temperature: o.temperature,
+      reasoningEffort: o.reasoningEffort,
+    };
+    if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
+    return request;
+  }
+
+  #outputPlan(prepared: Prepared): { maxOutputTokens?: number; compact?: boolean } {
+    const o = this.#opts;
+    if (!o.outputBudget) return {};
+    const promptTokens = o.context ? o.context.estimate(prepared.messages) : estimatePromptTokens(
+      {
+        model: o.model,
+        system: o.systemPrompt,
+        messages: prepared.messages,
+        tools: o.registry.schemas(),
+      },
+    );
+    const plan = o.outputBudget(promptTokens);
+    return typeof plan === "object" ? plan : { maxOutputTokens: plan };
+  }
+
+  /** A reason when a budget of `budget` has been reached, else undefined. */
+  #budgetExceeded(totals: UsageTotals): string | undefined {
+    const budget = this.#opts.budget;
+    if (!budget) return undefined;
+    if (budget.maxCost !== undefined && (totals.cost ?? 0) >= budget.maxCost) {
+      return `the run spent ${(totals.cost ?? 0).toFixed(4)} ${
+        totals.currency ?? ""
+      } of its ${budget.maxCost} budget (--max-cost)`
+        .replace("  ", " ");
+    }
+    const tokens = totals.promptTokens + totals.completionTokens;
+    if (budget.maxTokens !== undefined && tokens >= budget.maxTokens) {
+      return `the run used ${tokens} tokens of its ${budget.maxTokens} budget (--max-tokens)`;
+    }
+    return undefined;
   }
 
   /** Gives every unanswered tool call a result so the conversation stays well-formed. */
@@ -240,7 +423,11 @@ export class Agent implements Runner {
   }
 
   /** Executes calls (read-only ones in parallel) and appends results in the model's order. */
-  async *#runTools(calls: ToolCall[], signal: AbortSignal): AsyncIterable<AgentEvent> {
+  async *#runTools(
+    calls: ToolCall[],
+    signal: AbortSignal,
+    storms: StormBreaker,
+  ): AsyncIterable<AgentEvent> {
     const o = this.#opts;
     const isReadOnly = (name: string) => o.registry.get(name)?.readOnly ?? true;
     for (const batch of batches(calls, isReadOnly)) {
@@ -251,15 +438,19 @@ export class Agent implements Runner {
         const started = performance.now();
         events.push({ type: "tool_start", call });
         try {
-          const result = await executeToolCall(call, {
-            registry: o.registry,
-            context: o.toolContext,
-            signal,
-            gate: o.gate,
-            timeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-            onProgress: (message) =>
-              events.push({ type: "tool_progress", callId: call.id, message }),
-          });
+          const result = storms.refusal(call) ?? storms.observe(
+            call,
+            await executeToolCall(call, {
+              registry: o.registry,
+              context: o.toolContext,
+              signal,
+              gate: o.gate,
+              timeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
+              onProgress: (message) =>
+                events.push({ type: "tool_progress", callId: call.id, message }),
+              onEvent: (event) => events.push(event),
+            }),
+          );
           results[i] = result;
           events.push({ type: "tool_end", call, result, durationMs: performance.now() - started });
         } catch (error) {

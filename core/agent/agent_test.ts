@@ -3,7 +3,8 @@ import { z } from "zod";
 import { defineTool } from "../../tools/define.ts";
 import { ToolRegistry } from "../../tools/registry.ts";
 import type { Tool, ToolContext } from "../../tools/types.ts";
-import { ProviderError } from "../../providers/errors.ts";
+import type { Message } from "../../providers/types.ts";
+import { ContextOverflowError, ProviderError } from "../../providers/errors.ts";
 import {
   ScriptedProvider,
   type ScriptedReply,
@@ -293,4 +294,104 @@ Deno.test("the output budget sees a prompt estimate and sets maxOutputTokens", a
   done(await collect(agent, "go"));
   assert.equal(provider.requests[0].maxOutputTokens, 1234);
   assert.ok(seen[0] > 0);
+});
+
+Deno.test("identical failing calls get a reminder, then a refusal without running", async () => {
+  const failing = () => toolReply({ id: crypto.randomUUID(), name: "lookup", args: { key: 7 } });
+  const { agent, session } = agentWith([failing(), failing(), failing(), textReply("giving up")]);
+  done(await collect(agent, "go"));
+  const results = session.messages.filter((m) => m.role === "tool").map((m) => m.content);
+  assert.doesNotMatch(results[0], /Reminder/);
+  assert.match(results[1], /\[Reminder: 2 identical calls have now failed/);
+  assert.match(results[2], /^Refused: lookup was called 2 times with these exact arguments/);
+});
+
+Deno.test("a cost budget ends the run cleanly with budget_exceeded", async () => {
+  const usage = {
+    promptTokens: 1_000_000,
+    completionTokens: 0,
+    cacheHitTokens: 0,
+    cacheMissTokens: 1_000_000,
+  };
+  const { agent } = agentWith([
+    {
+      chunks: [
+        { type: "tool_call", call: { id: "c", name: "lookup", arguments: '{"key":"a"}' } },
+        { type: "usage", usage },
+        { type: "done", finishReason: "tool_calls" },
+      ],
+    },
+    textReply("never sent"),
+  ], { price: { cache_hit: 0, input: 1, output: 1, currency: "USD" }, budget: { maxCost: 0.5 } });
+  const end = done(await collect(agent, "go"));
+  assert.equal(end.status, "budget_exceeded");
+  assert.match(end.detail!, /spent 1\.0000 USD of its 0\.5 budget \(--max-cost\)/);
+  assert.equal(end.turns, 1);
+});
+
+Deno.test("a run that hits its time limit ends with timeout, every call answered", async () => {
+  const { agent, session } = agentWith([
+    toolReply({ id: "slow", name: "lookup", args: { key: "a", delay: 5_000 } }),
+  ]);
+  const events: AgentEvent[] = [];
+  for await (const e of agent.run({ text: "go" }, { signal: AbortSignal.timeout(50) })) {
+    events.push(e);
+  }
+  const end = done(events);
+  assert.equal(end.status, "timeout");
+  assert.match(end.detail!, /time limit/);
+  assert.deepEqual(session.unansweredToolCalls(), []);
+});
+
+Deno.test("a context overflow is rescued once and the request retried", async () => {
+  const { ContextManager } = await import("../context/manager.ts");
+  const { TokenEstimator } = await import("../context/estimator.ts");
+  const provider = new ScriptedProvider([
+    {
+      chunks: [],
+      error: new ContextOverflowError(
+        "maximum context length is 100000 tokens; you sent 130000 tokens",
+      ),
+    },
+    textReply("summary of earlier work"),
+    textReply("answer after the rescue"),
+  ]);
+  const session = new Session("s", [
+    ...Array.from({ length: 12 }, (_, i): Message[] => [
+      { role: "user", content: `old request ${i} ${"x".repeat(2000)}` },
+      { role: "assistant", content: `old answer ${i}` },
+    ]).flat(),
+  ]);
+  const registry = new ToolRegistry([lookup as Tool]);
+  const context = new ContextManager({
+    provider,
+    model: "m",
+    system: "system",
+    tools: registry.schemas(),
+    contextWindow: 100_000,
+    compactRatio: 0.8,
+    estimator: new TokenEstimator(),
+  });
+  const agent = new Agent({
+    provider,
+    model: "m",
+    session,
+    registry,
+    systemPrompt: "system",
+    toolContext: {
+      root: "/",
+      tempDir: "/",
+      shell: { launch: () => Promise.reject(new Error("no")) },
+      settings: { bashTimeoutMs: 1 },
+    },
+    maxTurns: 3,
+    context,
+  });
+  const events = await collect(agent, "new question");
+  const end = done(events);
+  assert.equal(end.status, "completed");
+  assert.equal(end.text, "answer after the rescue");
+  assert.equal(provider.requests.length, 3);
+  assert.ok(events.some((e) => e.type === "compaction" && e.report.cause === "overflow"));
+  assert.match(provider.requests[2].messages[0].content, /<checkpoint generation="1">/);
 });

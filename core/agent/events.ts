@@ -4,8 +4,9 @@
  *
  * @module
  */
-import type { ToolCall, Usage } from "../../providers/types.ts";
+import type { ImagePart, ToolCall, Usage } from "../../providers/types.ts";
 import type { ToolResult } from "../../tools/types.ts";
+import type { CompactionReport } from "../context/manager.ts";
 import type { ApprovalChoice, ApprovalRequest } from "./approval.ts";
 
 /** The permission policy's answer for one call. */
@@ -66,6 +67,11 @@ export type AgentEvent =
   }
   | { type: "approval_request"; request: ApprovalRequest }
   | { type: "approval_answer"; id: string; choice: ApprovalChoice }
+  | {
+    /** Context maintenance ran: pruning, a summary checkpoint, truncation, or a failure. */
+    type: "compaction";
+    report: CompactionReport;
+  }
   | { type: "notice"; level: "info" | "warning"; message: string }
   | {
     type: "done";
@@ -77,11 +83,15 @@ export type AgentEvent =
     usage: UsageTotals;
     /** Present when status is `error`. */
     error?: { code: string; message: string };
+    /** Why a run stopped early (`budget_exceeded`, `timeout`), in words. */
+    detail?: string;
   };
 
 /** What a user hands a runner. */
 export interface UserInput {
   text: string;
+  /** Attached images; what reaches the model is decided by the runtime (spec §3.5). */
+  images?: ImagePart[];
 }
 
 /** Anything that turns user input into events: the single-model `Agent` and the `Coordinator`. */

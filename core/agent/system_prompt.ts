@@ -56,8 +56,9 @@ export function environmentBlock(facts: EnvironmentFacts): string {
 }
 
 /**
- * Returns the user message text for this turn: the environment block on the first user turn
- * of a session, a date line when the date changed since, else the text unchanged.
+ * Returns the user message text for this turn: the environment block when the history the
+ * model sees has none (the first turn, or after a checkpoint replaced it), a date line when
+ * the date changed since, else the text unchanged.
  */
 export function decorateUserTurn(
   text: string,
@@ -65,7 +66,9 @@ export function decorateUserTurn(
   facts: EnvironmentFacts,
 ): string {
   const earlierUser = history.filter((m) => m.role === "user");
-  if (earlierUser.length === 0) return `${environmentBlock(facts)}\n\n${text}`;
+  if (!earlierUser.some((m) => m.content.includes("<environment>"))) {
+    return `${environmentBlock(facts)}\n\n${text}`;
+  }
   const lastDate = [...earlierUser].reverse()
     .map((m) => /(?:^|\n)(?:date: |<date>)(\d{4}-\d{2}-\d{2})/.exec(m.content)?.[1])
     .find((d) => d !== undefined);

@@ -68,6 +68,8 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
       `Unknown tool "${call.name}". Available tools: ${opts.registry.names().join(", ")}.`,
     );
   }
+  // The provider saw the arguments cut off at the output limit; running a guess is unsafe.
+  if (call.argumentsError) return errorResult(`${call.argumentsError} ${schemaHint(tool)}`);
   const decoded = decodeArguments(call.arguments);
   if (!decoded.ok) {
     return errorResult(

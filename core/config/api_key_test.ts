@@ -16,7 +16,7 @@ async function withDirs(fn: (dirs: ConfigDirs) => Promise<void>): Promise<void> 
 }
 
 function load(dirs: ConfigDirs, env: Record<string, string> = {}): Promise<LoadedConfig> {
-  return loadConfig({ cwd: dirs.cwd, home: dirs.home, env, knownKinds: ["openai"] });
+  return loadConfig({ cwd: dirs.cwd, home: dirs.home, env, knownKinds: ["anthropic", "openai"] });
 }
 
 function provider(config: LoadedConfig, name: string): ProviderConfig {

@@ -16,14 +16,16 @@ for (const layer of ["user", "project"] as const) {
         cwd: dirs.cwd,
         home: dirs.home,
         env: {},
-        knownKinds: ["openai"],
+        knownKinds: ["anthropic", "openai"],
       });
       assert.deepEqual(config.warnings, []);
       assert.equal(config.default_model, "deepseek");
       assert.equal(config.agent.temperature, 0);
       assert.equal(config.agent.compact_ratio, 0.8);
-      assert.equal(config.providers.length, 1);
-      assert.equal(config.providers[0].kind, "openai");
+      // The example restates the built-in default provider; the OpenAI preset stays built in.
+      assert.deepEqual(config.providers.map((p) => p.name), ["deepseek", "deepseek-openai"]);
+      assert.equal(config.providers[0].kind, "anthropic");
+      assert.equal(config.providers[0].base_url, "https://api.deepseek.com/anthropic");
       assert.equal(config.providers[0].context_window, 1_000_000);
       assert.deepEqual(config.permissions.deny, ["Bash(rm -rf*)", "Bash(git push*)"]);
       assert.deepEqual(config.permissions.allow, ["Bash(go test:*)", "Bash(git status:*)"]);

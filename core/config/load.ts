@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { isAbsolute, join, relative, resolve } from "node:path";
 import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { providerKinds } from "../../providers/registry.ts";
@@ -73,6 +73,10 @@ interface Context {
   /** Variables trusted layers use as `api_key_env`: a project file may not expand them. */
   keyVars: Map<string, KeyBinding[]>;
   userConfigPath: string;
+  /** The project directory: a project file may not widen the sandbox beyond it. */
+  cwd: string;
+  /** A permission mode a project file asked for, applied later only if it tightens. */
+  projectMode?: { value: string; source: string };
 }
 
 /**
@@ -88,6 +92,7 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
     warnings: [],
     keyVars: new Map(),
     userConfigPath: join(home, "config.toml"),
+    cwd: opts.cwd,
   };
 
   const layers: Layer[] = [
@@ -105,7 +110,12 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
     layers.push(prepareLayer({ source: projectPath, trusted: false, text: projectText }, ctx));
   }
 
-  return { ...finalize(mergeAll(layers), layers, ctx), warnings: ctx.warnings };
+  const config = finalize(mergeAll(layers), layers, ctx);
+  if (ctx.projectMode) {
+    config.permissions.project_mode = ctx.projectMode.value;
+    config.permissions.project_mode_source = ctx.projectMode.source;
+  }
+  return { ...config, warnings: ctx.warnings };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -152,7 +162,46 @@ function prepareLayer(input: LayerInput, ctx: Context): Layer {
   if (!second.success) throw issueError(layer, raw, second.error.issues);
   layer.data = second.data;
   checkProviders(layer, ctx);
+  if (!input.trusted) confineUntrusted(layer, ctx);
   return layer;
+}
+
+/**
+ * A project file (possibly from a cloned repository) can tighten what the user allows but
+ * never loosen it: its permission mode is held back for the caller to apply only when it is
+ * stricter, and sandbox roots outside the project are dropped with a warning.
+ */
+function confineUntrusted(layer: Layer, ctx: Context): void {
+  const permissions = layer.data.permissions as { mode?: string } | undefined;
+  if (permissions?.mode !== undefined) {
+    ctx.projectMode = { value: permissions.mode, source: layer.source };
+    delete permissions.mode;
+  }
+  const sandbox = layer.data.sandbox as
+    | { workspace_root?: string; allow_write?: string[] }
+    | undefined;
+  if (!sandbox) return;
+  const inside = (path: string) => {
+    const rel = relative(ctx.cwd, resolve(ctx.cwd, path));
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  };
+  if (sandbox.workspace_root !== undefined && !inside(sandbox.workspace_root)) {
+    ctx.warnings.push(
+      `${layer.source}: [sandbox].workspace_root "${sandbox.workspace_root}" is outside the project ` +
+        "and is ignored; only your user config can move the workspace elsewhere",
+    );
+    delete sandbox.workspace_root;
+  }
+  if (sandbox.allow_write) {
+    sandbox.allow_write = sandbox.allow_write.filter((path) => {
+      if (inside(path)) return true;
+      ctx.warnings.push(
+        `${layer.source}: [sandbox].allow_write "${path}" is outside the project and is ignored; ` +
+          "grant it in your user config or approve it when asked",
+      );
+      return false;
+    });
+  }
 }
 
 function parseToml(text: string, file: string): Table {

@@ -4,7 +4,7 @@ import { ConfigError } from "./errors.ts";
 import { loadConfig, type LoadedConfig } from "./load.ts";
 import { type ConfigDirs, configDirs } from "./test_helpers.ts";
 
-const KINDS = ["openai"];
+const KINDS = ["anthropic", "openai"];
 
 async function withDirs(fn: (dirs: ConfigDirs) => Promise<void>): Promise<void> {
   const dirs = await configDirs();
@@ -70,18 +70,19 @@ Deno.test("loadConfig without files returns the built-in defaults", async () => 
     assert.deepEqual(config.mcp, {});
     assert.deepEqual(config.sources, []);
     assert.deepEqual(config.warnings, []);
-    assert.equal(config.providers.length, 1);
+    assert.deepEqual(config.providers.map((p) => p.name), ["deepseek", "deepseek-openai"]);
     const { source, ...deepseek } = config.providers[0];
+    const models = [
+      "deepseek-flash",
+      "deepseek-v4-flash",
+      "deepseek-v4-pro",
+      "deepseek-v4-flash-vision-exp",
+    ];
     assert.deepEqual(deepseek, {
       name: "deepseek",
-      kind: "openai",
-      base_url: "https://api.deepseek.com",
-      models: [
-        "deepseek-flash",
-        "deepseek-v4-flash",
-        "deepseek-v4-pro",
-        "deepseek-v4-flash-vision-exp",
-      ],
+      kind: "anthropic",
+      base_url: "https://api.deepseek.com/anthropic",
+      models,
       default: "deepseek-v4-flash",
       api_key_env: "DEEPSEEK_API_KEY",
       context_window: 1_000_000,
@@ -90,6 +91,14 @@ Deno.test("loadConfig without files returns the built-in defaults", async () => 
       headers: {},
       options: {},
     });
+    const { source: openaiSource, ...openai } = config.providers[1];
+    assert.deepEqual(openai, {
+      ...deepseek,
+      name: "deepseek-openai",
+      kind: "openai",
+      base_url: "https://api.deepseek.com",
+    });
+    assert.equal(openaiSource?.declared_in.file, "built-in defaults");
     assert.equal(source?.declared_in.file, "built-in defaults");
   });
 });
@@ -183,11 +192,11 @@ context_window = 131072
 `,
     );
     const config = await load(dirs);
-    assert.deepEqual(config.providers.map((p) => p.name), ["deepseek", "local"]);
-    const [deepseek, local] = config.providers;
+    assert.deepEqual(config.providers.map((p) => p.name), ["deepseek", "deepseek-openai", "local"]);
+    const [deepseek, , local] = config.providers;
     assert.equal(deepseek.context_window, 500000);
     assert.equal(deepseek.max_output_tokens, 32768);
-    assert.equal(deepseek.base_url, "https://api.deepseek.com");
+    assert.equal(deepseek.base_url, "https://api.deepseek.com/anthropic");
     assert.deepEqual(local.models, ["qwen3", "llama4"]);
     assert.equal(local.base_url, "http://localhost:11434/v1");
     assert.deepEqual(local.model_overrides, { llama4: { context_window: 131072 } });
@@ -322,7 +331,7 @@ forbid_read = ["\${HOME}/.ssh"]
 `,
     );
     const config = await load(dirs, { TEAM: "core", HOME: "/home/u", SHARED: "from-env" });
-    const gw = config.providers[1];
+    const gw = config.providers.find((p) => p.name === "gw")!;
     assert.equal(gw.base_url, "https://gw.internal:8443/v1");
     assert.deepEqual(gw.headers, { "X-${TEAM}": "core", "X-Shared": "from-env", "X-Cost": "$5" });
     assert.deepEqual(config.sandbox.forbid_read, ["/home/u/.ssh"]);
@@ -486,14 +495,14 @@ Deno.test("an unknown provider kind lists the known kinds", async () => {
   await withDirs(async (dirs) => {
     await dirs.write(
       dirs.userConfig,
-      `[[providers]]\nname = "claude"\nkind = "anthropic"\ncontext_window = 200000\n`,
+      `[[providers]]\nname = "gem"\nkind = "gemini"\ncontext_window = 200000\n`,
     );
     const err = await assertConfigError(load(dirs), {
       file: dirs.userConfig,
       line: 3,
-      includes: '[[providers]] "claude" has unknown kind "anthropic" (known kinds: openai)',
+      includes: '[[providers]] "gem" has unknown kind "gemini" (known kinds: anthropic, openai)',
     });
-    assert.match(err.message, /\nfix: set kind to one of: openai$/);
+    assert.match(err.message, /\nfix: set kind to one of: anthropic, openai$/);
   });
 });
 
@@ -598,5 +607,22 @@ Deno.test("an unreadable config path is a ConfigError naming it", async () => {
       assert.match(err.message, /\nfix: /);
       return true;
     });
+  });
+});
+
+Deno.test("a project file cannot widen the sandbox or set the mode directly", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(
+      dirs.projectConfig,
+      `[permissions]\nmode = "yolo"\n[sandbox]\nworkspace_root = "/"\nallow_write = ["/etc", "build", "./out/../tmp"]\n`,
+    );
+    const config = await load(dirs);
+    assert.equal(config.permissions.mode, "ask");
+    assert.equal(config.permissions.project_mode, "yolo");
+    assert.equal(config.permissions.project_mode_source, dirs.projectConfig);
+    assert.equal(config.sandbox.workspace_root, undefined);
+    assert.deepEqual(config.sandbox.allow_write, ["build", "./out/../tmp"]);
+    assert.ok(config.warnings.some((w) => w.includes('workspace_root "/" is outside the project')));
+    assert.ok(config.warnings.some((w) => w.includes('allow_write "/etc" is outside the project')));
   });
 });

@@ -18,4 +18,11 @@ export { applyFlags, type ConfigFlags } from "./flags.ts";
 export { type ApiKeyOptions, resolveApiKey } from "./api_key.ts";
 export { type EndpointOrigin, endpointOrigins, originOf } from "./endpoint.ts";
 export { resolveModel } from "./resolve_model.ts";
-export { automaticOutputTokens, outputTokenBudget } from "./output_budget.ts";
+export {
+  automaticOutputTokens,
+  type OutputBudgetOptions,
+  type OutputBudgetPlan,
+  outputBudgetPlan,
+  outputTokenBudget,
+  resolvedCapabilities,
+} from "./output_budget.ts";

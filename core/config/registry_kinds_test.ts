@@ -1,4 +1,5 @@
-// Importing the built-in kind registers it, as the CLI does before loading the configuration.
+// Importing the built-in kinds registers them, as the CLI does before loading the configuration.
+import "../../providers/anthropic/mod.ts";
 import "../../providers/openai/mod.ts";
 import assert from "node:assert/strict";
 import { ConfigError } from "./errors.ts";
@@ -9,7 +10,7 @@ Deno.test("loadConfig takes the known kinds from the provider registry by defaul
   const dirs = await configDirs();
   try {
     const config = await loadConfig({ cwd: dirs.cwd, home: dirs.home, env: {} });
-    assert.equal(config.providers[0].kind, "openai");
+    assert.deepEqual(config.providers.map((p) => p.kind), ["anthropic", "openai"]);
 
     await dirs.write(
       dirs.userConfig,
@@ -19,7 +20,7 @@ Deno.test("loadConfig takes the known kinds from the provider registry by defaul
       loadConfig({ cwd: dirs.cwd, home: dirs.home, env: {} }),
       (err: unknown) =>
         err instanceof ConfigError &&
-        err.message.includes('unknown kind "no-such-kind" (known kinds: openai)'),
+        err.message.includes('unknown kind "no-such-kind" (known kinds: anthropic, openai)'),
     );
   } finally {
     await dirs.cleanup();

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { BUILTIN_SOURCE } from "./defaults.ts";
+import { BUILTIN_SOURCE, builtinDefaults } from "./defaults.ts";
 import { endpointOrigins } from "./endpoint.ts";
 import { ConfigError } from "./errors.ts";
 import { builtinPrice } from "./prices.ts";
@@ -65,7 +65,7 @@ export function resolveModel(config: Config, spec?: string): ResolvedModel {
   const matches = providers.filter((p) => p.models.includes(text));
   const preferred = defaultProvider(config);
   const pick = matches.find((p) => p === preferred) ??
-    (matches.length === 1 ? matches[0] : undefined);
+    (matches.length === 1 ? matches[0] : undefined) ?? builtinPreference(matches);
   if (pick) return build(pick, text);
   if (matches.length > 1) {
     fail(
@@ -98,6 +98,16 @@ function defaultProvider(config: Config): ProviderConfig | undefined {
   const slash = spec.indexOf("/");
   return config.providers.find((p) => p.name === spec) ??
     (slash > 0 ? config.providers.find((p) => p.name === spec.slice(0, slash)) : undefined);
+}
+
+/**
+ * The built-in presets offer the same models over several wire formats; among only those, the
+ * built-in default provider wins. Any user-declared provider in the mix keeps it ambiguous.
+ */
+function builtinPreference(matches: ProviderConfig[]): ProviderConfig | undefined {
+  const builtin = (p: ProviderConfig) => p.source?.declared_in.file === BUILTIN_SOURCE;
+  if (matches.length < 2 || !matches.every(builtin)) return undefined;
+  return matches.find((p) => p.name === builtinDefaults().default_model);
 }
 
 function build(provider: ProviderConfig, model: string): ResolvedModel {

@@ -126,6 +126,13 @@ export interface PermissionsConfig {
   allow: string[];
   ask: string[];
   deny: string[];
+  /**
+   * A mode the project `reasonix.toml` asked for. It applies only when it is stricter than
+   * `mode` (from the user config or defaults): a cloned repository cannot loosen permissions.
+   */
+  project_mode?: string;
+  /** The file that asked for `project_mode`. */
+  project_mode_source?: string;
 }
 
 /** `[sandbox]`. */

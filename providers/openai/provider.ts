@@ -5,9 +5,12 @@
  * @module
  */
 import { defaultErrorMessage, postForStream } from "../http.ts";
+import { OutputLimitMemory, streamWithOutputLimit } from "../output_limit.ts";
 import type { ProviderSettings, RetryPolicy } from "../registry.ts";
 import { DEFAULT_RETRY_POLICY, retryingStream } from "../retry.ts";
+import { secretsOf } from "../settings.ts";
 import { readSse } from "../sse.ts";
+import { finishToolCalls } from "../tool_call_finish.ts";
 import type { Chunk, Provider, ProviderRequest } from "../types.ts";
 import {
   buildHeaders,
@@ -33,6 +36,7 @@ export class OpenAiProvider implements Provider {
   readonly #retry: RetryPolicy;
   readonly #idleTimeoutMs: number;
   readonly #maxTokensField: MaxTokensField;
+  readonly #limits = new OutputLimitMemory();
 
   constructor(settings: ProviderSettings) {
     this.name = settings.name;
@@ -53,11 +57,19 @@ export class OpenAiProvider implements Provider {
 
   /** Streams one completion; see {@link Provider.stream}. */
   stream(req: ProviderRequest, opts: { signal: AbortSignal }): AsyncIterable<Chunk> {
-    const body = buildRequestBody(req, { maxTokensField: this.#maxTokensField });
-    return retryingStream(() => this.#attempt(body, opts.signal), {
-      signal: opts.signal,
-      policy: this.#retry,
-    });
+    const chunks = streamWithOutputLimit(
+      req,
+      this.#limits,
+      (r) => {
+        const body = buildRequestBody(r, { maxTokensField: this.#maxTokensField });
+        return retryingStream(() => this.#attempt(body, opts.signal), {
+          signal: opts.signal,
+          policy: this.#retry,
+        });
+      },
+      this.#settings.onOutputLimit,
+    );
+    return finishToolCalls(chunks, { toolNames: req.tools.map((t) => t.name) });
   }
 
   async *#attempt(body: string, signal: AbortSignal): AsyncGenerator<Chunk> {
@@ -88,15 +100,4 @@ export class OpenAiProvider implements Provider {
 /** Builds an `openai` provider; the factory registered for the kind. */
 export function createOpenAiProvider(settings: ProviderSettings): Provider {
   return new OpenAiProvider(settings);
-}
-
-function secretsOf(settings: ProviderSettings): string[] {
-  const secrets: string[] = [];
-  if (settings.apiKey) secrets.push(settings.apiKey);
-  for (const [name, value] of Object.entries(settings.headers ?? {})) {
-    if (/auth|key|token|secret|cookie/i.test(name)) {
-      secrets.push(value, value.replace(/^(Bearer|Basic)\s+/i, ""));
-    }
-  }
-  return secrets;
 }

@@ -6,7 +6,8 @@
  * @module
  */
 import type { ProviderSettings } from "../registry.ts";
-import type { Message, ProviderRequest, ToolSchema } from "../types.ts";
+import { imageUrl, userImages } from "../image.ts";
+import type { ImagePart, Message, ProviderRequest, ToolSchema } from "../types.ts";
 
 /** Which body field carries `maxOutputTokens`. Newer OpenAI models only accept the second. */
 export type MaxTokensField = "max_tokens" | "max_completion_tokens";
@@ -24,8 +25,10 @@ const toolFragments = new WeakMap<readonly ToolSchema[], string>();
 
 /**
  * Serializes one request body. Key order is fixed (`model`, `stream`, `stream_options`,
- * `temperature`, `reasoning_effort`, the token cap, `tools`, then `messages` last) so that
- * everything that varies between turns sits at the end.
+ * `temperature`, `reasoning_effort`, `tools`, `messages`, then the token cap) so that what
+ * varies between requests sits at the end: the history grows at the end of `messages`, and the
+ * token cap (clamped near the window edge, or 8192 for a compaction summary) comes after it, so
+ * a summary request shares the live request's whole message prefix.
  */
 export function buildRequestBody(req: ProviderRequest, opts: BodyOptions = {}): string {
   let head = `{"model":${JSON.stringify(req.model)},"stream":true,` +
@@ -34,14 +37,15 @@ export function buildRequestBody(req: ProviderRequest, opts: BodyOptions = {}): 
   if (req.reasoningEffort !== undefined) {
     head += `,"reasoning_effort":${JSON.stringify(req.reasoningEffort)}`;
   }
-  if (req.maxOutputTokens !== undefined) {
-    head += `,${JSON.stringify(opts.maxTokensField ?? "max_tokens")}:` +
-      JSON.stringify(req.maxOutputTokens);
-  }
   if (req.tools.length > 0) head += `,"tools":${toolsFragment(req.tools)}`;
   const parts = [`{"role":"system","content":${JSON.stringify(req.system)}}`];
   for (const message of req.messages) parts.push(messageFragment(message));
-  return `${head},"messages":[${parts.join(",")}]}`;
+  const cap = req.maxOutputTokens === undefined
+    ? ""
+    : `,${JSON.stringify(opts.maxTokensField ?? "max_tokens")}:${
+      JSON.stringify(req.maxOutputTokens)
+    }`;
+  return `${head},"messages":[${parts.join(",")}]${cap}}`;
 }
 
 /** The JSON of one message as it appears in `messages`. Exported for tests. */
@@ -57,8 +61,11 @@ export function messageFragment(message: Message): string {
 function serializeMessage(message: Message): string {
   switch (message.role) {
     case "system":
-    case "user":
+    case "user": {
+      const images = userImages(message);
+      if (images) return userWithImages(message.content, images);
       return `{"role":"${message.role}","content":${JSON.stringify(message.content)}}`;
+    }
     case "assistant": {
       const calls = message.toolCalls ?? [];
       if (calls.length === 0) {
@@ -90,6 +97,15 @@ function serializeMessage(message: Message): string {
     default:
       throw new TypeError(`unknown message role: ${String((message as Message).role)}`);
   }
+}
+
+/** A user message as a content array: the text part (when any), then one part per image. */
+function userWithImages(text: string, images: readonly ImagePart[]): string {
+  const parts = text === "" ? [] : [`{"type":"text","text":${JSON.stringify(text)}}`];
+  for (const image of images) {
+    parts.push(`{"type":"image_url","image_url":{"url":${JSON.stringify(imageUrl(image))}}}`);
+  }
+  return `{"role":"user","content":[${parts.join(",")}]}`;
 }
 
 function toolsFragment(tools: readonly ToolSchema[]): string {

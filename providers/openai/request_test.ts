@@ -26,12 +26,13 @@ Deno.test("request body keys come in the fixed cache-friendly order", () => {
   assert.equal(
     body,
     '{"model":"deepseek-chat","stream":true,"stream_options":{"include_usage":true},' +
-      '"temperature":0.2,"reasoning_effort":"high","max_tokens":4096,' +
+      '"temperature":0.2,"reasoning_effort":"high",' +
       '"tools":[{"type":"function","function":{"name":"grep","description":"Search files.",' +
       '"parameters":{"type":"object","properties":{"pattern":{"type":"string"}}}}},' +
       '{"type":"function","function":{"name":"read_file","description":"Read a file.",' +
       '"parameters":{"type":"object"}}}],' +
-      '"messages":[{"role":"system","content":"sys"},{"role":"user","content":"hi"}]}',
+      '"messages":[{"role":"system","content":"sys"},{"role":"user","content":"hi"}],' +
+      '"max_tokens":4096}',
   );
   assert.deepEqual(Object.keys(JSON.parse(body)), [
     "model",
@@ -39,9 +40,9 @@ Deno.test("request body keys come in the fixed cache-friendly order", () => {
     "stream_options",
     "temperature",
     "reasoning_effort",
-    "max_tokens",
     "tools",
     "messages",
+    "max_tokens",
   ]);
 });
 

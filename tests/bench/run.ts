@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep } from "../fake_llm/mod.ts";
 import { RUN_FLAGS } from "../../cli/release/compile.ts";
+import { historyLatency, longCompactingSession } from "./context.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = join(ROOT, "cli/main.ts");
@@ -263,4 +264,36 @@ if (import.meta.main) {
     ),
   ];
   console.log(lines.join("\n"));
+
+  const ctx = await longCompactingSession(300, 24_000);
+  const history = await historyLatency(100_000);
+  console.log("\nContext management (300 turns, 24k-token window, compact_ratio 0.80):\n");
+  console.log([
+    "| measure                                  |        value |",
+    "|------------------------------------------|--------------|",
+    `| ${"status / model turns".padEnd(40)} | ${`${ctx.status} / ${ctx.turns}`.padStart(12)} |`,
+    `| ${"requests (summaries included)".padEnd(40)} | ${String(ctx.requests).padStart(12)} |`,
+    `| ${"summary requests".padEnd(40)} | ${String(ctx.summaryRequests).padStart(12)} |`,
+    `| ${"summary prompt tokens (total)".padEnd(40)} | ${
+      String(ctx.summaryPromptTokens).padStart(12)
+    } |`,
+    `| ${"summary completion tokens (total)".padEnd(40)} | ${
+      String(ctx.summaryCompletionTokens).padStart(12)
+    } |`,
+    `| ${"input a prefix cache could serve".padEnd(40)} | ${
+      `${(ctx.prefixShare * 100).toFixed(1)} %`.padStart(12)
+    } |`,
+    `| ${"cache-hit tokens / prompt tokens".padEnd(40)} | ${
+      `${(ctx.cacheHitRatio * 100).toFixed(1)} %`.padStart(12)
+    } |`,
+    `| ${"BM25: index 100k messages".padEnd(40)} | ${
+      `${history.indexMs.toFixed(0)} ms`.padStart(12)
+    } |`,
+    `| ${"BM25: query, median over 100k".padEnd(40)} | ${
+      `${history.medianQueryMs.toFixed(2)} ms`.padStart(12)
+    } |`,
+    `| ${"BM25: query, p95 over 100k".padEnd(40)} | ${
+      `${history.p95QueryMs.toFixed(2)} ms`.padStart(12)
+    } |`,
+  ].join("\n"));
 }

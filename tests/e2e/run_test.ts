@@ -53,7 +53,13 @@ Deno.test("reasonix run fixes a failing test over 10 cache-stable requests", asy
   });
   const home = await makeHome(fake.url);
   try {
-    const result = await runReasonix(["run", "--json", "fix the failing test"], {
+    const result = await runReasonix([
+      "run",
+      "--json",
+      "--permission-mode",
+      "auto",
+      "fix the failing test",
+    ], {
       cwd: repo,
       home,
     });

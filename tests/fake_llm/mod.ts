@@ -12,7 +12,9 @@ import {
   type RawResponse,
   serveRaw,
 } from "./http1.ts";
+import { anthropicFormat } from "./anthropic_format.ts";
 import { openAiFormat, type WireFormat } from "./openai_format.ts";
+import { responsesFormat } from "./responses_format.ts";
 import type {
   CompletionStep,
   ErrorStep,
@@ -39,8 +41,14 @@ export type {
   ResetStep,
 } from "./types.ts";
 export { computeUsage, openAiErrorBody, tokensFor } from "./openai_format.ts";
+export { anthropicErrorBody, computeAnthropicUsage } from "./anthropic_format.ts";
+export { computeResponsesUsage } from "./responses_format.ts";
 
-const FORMATS: Record<FakeFormat, WireFormat> = { openai: openAiFormat };
+const FORMATS: Record<FakeFormat, WireFormat> = {
+  openai: openAiFormat,
+  anthropic: anthropicFormat,
+  responses: responsesFormat,
+};
 const encoder = new TextEncoder();
 // Default HTTP chunk sizes: small, prime-ish and varying, so frames, lines and multi-byte
 // characters are cut at every possible place.
@@ -48,8 +56,13 @@ const AWKWARD_SIZES = [7, 13, 3, 29, 5, 61, 11];
 
 /** Starts a fake server on 127.0.0.1 (port 0 unless given). */
 export function startFakeLlm(opts: FakeLlmOptions): Promise<FakeLlm> {
-  const format = FORMATS[opts.format ?? "openai"];
-  if (!format) return Promise.reject(new RangeError(`unknown fake LLM format: ${opts.format}`));
+  const only = opts.format === undefined ? undefined : FORMATS[opts.format];
+  if (opts.format !== undefined && !only) {
+    return Promise.reject(new RangeError(`unknown fake LLM format: ${opts.format}`));
+  }
+  // Without a fixed format, the path picks one; unknown paths get OpenAI's 404 body.
+  const formatFor = (method: string, path: string): WireFormat =>
+    only ?? Object.values(FORMATS).find((f) => f.matches(method, path)) ?? openAiFormat;
   const keepAlive = opts.keepAlive ?? false;
   const connection = keepAlive ? "keep-alive" : "close";
   const requests: RecordedRequest[] = [];
@@ -78,6 +91,7 @@ export function startFakeLlm(opts: FakeLlmOptions): Promise<FakeLlm> {
     };
     requests.push(req);
 
+    const format = formatFor(raw.method, raw.path);
     if (!format.matches(raw.method, raw.path)) {
       await sendBody(res, 404, format.notFoundBody(raw.method, raw.path), { connection });
       return;

@@ -73,9 +73,10 @@ export function computeUsage(step: CompletionStep, req: RecordedRequest): Record
   };
 }
 
-// Irregular piece sizes so deltas never line up with words or JSON tokens.
-const TEXT_PIECES = [3, 7, 2, 11, 5, 1, 8];
-const ARG_PIECES = [1, 4, 7, 2, 9, 3];
+/** Irregular piece sizes so deltas never line up with words or JSON tokens. */
+export const TEXT_PIECES: readonly number[] = [3, 7, 2, 11, 5, 1, 8];
+/** Piece sizes for tool-call arguments. */
+export const ARG_PIECES: readonly number[] = [1, 4, 7, 2, 9, 3];
 
 /** Splits by code points into pieces of cycling sizes. */
 export function splitPieces(text: string, sizes: readonly number[]): string[] {
@@ -128,6 +129,10 @@ export const openAiFormat: WireFormat = {
     for (const piece of splitPieces(step.text ?? "", TEXT_PIECES)) {
       frames.push(chunk({ content: piece }));
       if (frames.length % 12 === 0) frames.push(keepAlive);
+    }
+    if (step.unknownEvents) {
+      frames.push(`event: future_event${nl}data: {"object":"future.event","value":1}${nl}${nl}`);
+      frames.push(frame({ ...envelope, choices: [] }));
     }
     (step.toolCalls ?? []).forEach((call, index) => {
       const id = call.id ?? `call_fake${seq}_${index}`;

@@ -4,8 +4,11 @@
  * @module
  */
 
-/** Wire formats the fake can speak. */
-export type FakeFormat = "openai";
+/**
+ * Wire formats the fake can speak: OpenAI-compatible Chat Completions (`…/chat/completions`),
+ * the Anthropic Messages API (`…/messages`) and the OpenAI Responses API (`…/responses`).
+ */
+export type FakeFormat = "openai" | "anthropic" | "responses";
 
 /** A tool call the fake model makes. */
 export interface FakeToolCall {
@@ -21,8 +24,22 @@ export interface CompletionStep {
   text?: string;
   reasoning?: string;
   toolCalls?: FakeToolCall[];
-  /** Wire `finish_reason`; defaults to `tool_calls` when there are tool calls, else `stop`. */
+  /**
+   * Wire finish: `finish_reason` (openai; default `tool_calls` or `stop`), `stop_reason`
+   * (anthropic; default `tool_use` or `end_turn`), or for responses an
+   * `incomplete_details.reason` such as `max_output_tokens` (default: completed).
+   */
   finishReason?: string;
+  /**
+   * Anthropic: the thinking block's signature (default: generated when there is reasoning).
+   * Responses: the reasoning item's `encrypted_content` (default: generated when the request
+   * asked for `reasoning.encrypted_content`).
+   */
+  reasoningSignature?: string;
+  /** Responses: stream reasoning as summary deltas (default) or as raw reasoning text. */
+  responsesReasoning?: "summary" | "text";
+  /** Send plausible event types no client knows yet, which a decoder must ignore. */
+  unknownEvents?: boolean;
   /**
    * Merged over the computed usage object. A key set to `undefined` is removed, so a test can
    * strip the DeepSeek cache fields to get a pure OpenAI shape.
@@ -43,11 +60,18 @@ export interface CompletionStep {
   delayMs?: number;
   /** Model id echoed in chunks; defaults to the request's `model`. */
   model?: string;
-  /** Instead of finishing, send `data: {"error": …}` after the content and end the body. */
-  streamError?: { message: string; type?: string; code?: string | number | null };
   /**
-   * `done` (default): finish, usage, `[DONE]`. `no-done`: omit `[DONE]`. `truncated`: end the
-   * body cleanly right after the content, with no finish reason, usage or `[DONE]`.
+   * Instead of finishing, send an in-stream error after the content and end the body: openai
+   * `data: {"error": …}`, anthropic `event: error`, responses `event: error` (or
+   * `response.failed` with `streamErrorEvent`).
+   */
+  streamError?: { message: string; type?: string; code?: string | number | null };
+  /** Responses: which event carries `streamError`. Default `error`. */
+  streamErrorEvent?: "error" | "response.failed";
+  /**
+   * `done` (default): finish, usage, `[DONE]` (anthropic: `message_delta`, `message_stop`).
+   * `no-done`: omit `[DONE]` / `message_stop`. `truncated`: end the body cleanly right after
+   * the content, with no finish reason, usage or end marker.
    */
   end?: "done" | "no-done" | "truncated";
   /** Line terminator inside frames. Default `lf`. */
@@ -98,6 +122,7 @@ export type FakeScript =
 /** Options for `startFakeLlm`. */
 export interface FakeLlmOptions {
   script: FakeScript;
+  /** Answer only this format's endpoint. Default: pick the format by the request path. */
   format?: FakeFormat;
   /** Default 0: any free port. */
   port?: number;

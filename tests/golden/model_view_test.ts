@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { SYSTEM_PROMPT } from "../../core/agent/system_prompt.ts";
 import { decorateUserTurn } from "../../core/agent/system_prompt.ts";
 import { buildRequestBody } from "../../providers/openai/request.ts";
+import { buildMessagesBody } from "../../providers/anthropic/request.ts";
 import { buildRuntime } from "../../cli/runtime.ts";
 
 const DIR = new URL("./snapshots/", import.meta.url);
@@ -81,4 +82,25 @@ Deno.test("the first request body is pinned and stays under 32 KiB", async () =>
     `first request is ${body.length} bytes`,
   );
   await golden("first_request.json", body + "\n");
+});
+
+Deno.test("the first Anthropic-format request body (the default wire format) is pinned", async () => {
+  const user = decorateUserTurn("fix the failing test", [], {
+    workspaceRoot: "/home/user/project",
+    platform: "linux x86_64",
+    date: "2026-11-30",
+    isGitRepo: true,
+  });
+  // Official DeepSeek's automatic budget, which the Anthropic layer must send.
+  const body = buildMessagesBody({
+    model: "deepseek-v4-flash",
+    system: SYSTEM_PROMPT,
+    messages: [{ role: "user", content: user }],
+    tools: registry.schemas(),
+  }, { maxTokens: 393216 });
+  assert.ok(
+    new TextEncoder().encode(body).length <= 32 * 1024,
+    `first request is ${body.length} bytes`,
+  );
+  await golden("first_request_anthropic.json", body + "\n");
 });

@@ -1,0 +1,596 @@
+/**
+ * `reasonix mcp add|remove|list|get|login|logout`: manage MCP server declarations.
+ *
+ * A new server goes to the user `config.toml` unless `--scope project` asks for the project
+ * `reasonix.toml`; editing an existing server writes back to the file it is declared in.
+ * Removing the effective declaration exposes the next one (project > `.mcp.json` > user).
+ *
+ * @module
+ */
+import "../providers/anthropic/mod.ts";
+import "../providers/openai/mod.ts";
+import "../providers/replay/mod.ts";
+import "../providers/responses/mod.ts";
+import { loadConfig, reasonixHome } from "../core/config/mod.ts";
+import type { Config } from "../core/config/types.ts";
+import { ReasonixError } from "../errors.ts";
+import {
+  addDeclaration,
+  clearOAuthState,
+  declarationsNamed,
+  effectiveDeclarations,
+  loadMcpDeclarations,
+  type McpConcurrency,
+  type McpServerDeclaration,
+  type McpServerEntry,
+  type McpServerStatus,
+  type McpSourceKind,
+  type McpTransportKind,
+  OAuthStore,
+  removeDeclaration,
+  resolveServer,
+} from "../plugins/mcp/mod.ts";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { createMcpHost, loadMcpEntries, mcpExpander, mcpStateDir } from "./mcp_runtime.ts";
+
+const MCP_USAGE = `Usage: reasonix mcp <command>
+
+Commands:
+  add [options] <name> <command-or-url> [args...]
+                        declare a server (stdio command, or http/sse URL)
+  remove [--scope user|project] <name>
+                        remove a declaration; a lower one of the same name takes over
+  list [--json]         connect to every server and show its state
+  get <name>            show one server: declaration, state, tools, prompts, resources
+  login <name>          authorize an HTTP server with OAuth (opens your browser)
+  logout <name>         forget a server's stored OAuth credentials
+
+Options of add:
+  -s, --scope user|project    user: ~/.reasonix/config.toml (default for a new server);
+                              project: ./reasonix.toml
+  -t, --transport stdio|http|sse
+                              default: http for a URL, stdio otherwise
+  -e, --env KEY=VALUE         environment of a stdio server (repeatable; \${VAR} allowed)
+  -H, --header "Name: value"  header of an HTTP server (repeatable; \${VAR} allowed)
+      --concurrency parallel|serial
+      --startup-timeout <seconds>
+
+Everything after the command or URL is passed to the server as arguments.
+Precedence for one name: ./reasonix.toml > ./.mcp.json > ~/.reasonix/config.toml.
+`;
+
+class McpUsageError extends Error {}
+
+interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const defaultIo: Io = {
+  out: (t) => console.log(t),
+  err: (t) => console.error(t),
+};
+
+function sourceLabel(kind: McpSourceKind): string {
+  return kind === "mcp_json" ? ".mcp.json" : kind;
+}
+
+interface AddArgs {
+  scope?: "user" | "project";
+  transport?: McpTransportKind;
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  concurrency?: McpConcurrency;
+  startupTimeout?: number;
+  name: string;
+  target: string;
+  args: string[];
+}
+
+function parseAdd(argv: string[]): AddArgs {
+  const out: Partial<AddArgs> & { env: Record<string, string>; headers: Record<string, string> } = {
+    env: {},
+    headers: {},
+  };
+  const positionals: string[] = [];
+  let i = 0;
+  const value = (flag: string) => {
+    const v = argv[++i];
+    if (v === undefined) throw new McpUsageError(`${flag} needs a value`);
+    return v;
+  };
+  // Options are read until a stdio command; everything after it belongs to the server. A URL
+  // takes no arguments, so options may follow it.
+  const reading = () => positionals.length < 2 || isUrl(positionals[1]);
+  for (; i < argv.length && reading(); i++) {
+    const arg = argv[i];
+    if (arg === "--") {
+      positionals.push(...argv.slice(i + 1));
+      i = argv.length;
+      break;
+    }
+    const [flag, inline] = arg.startsWith("--") && arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
+    const take = () => inline ?? value(flag);
+    switch (flag) {
+      case "-s":
+      case "--scope": {
+        const v = take();
+        if (v !== "user" && v !== "project") {
+          throw new McpUsageError(`--scope must be user or project, got "${v}"`);
+        }
+        out.scope = v;
+        break;
+      }
+      case "-t":
+      case "--transport": {
+        const v = take();
+        const t = v === "streamable-http" ? "http" : v;
+        if (t !== "stdio" && t !== "http" && t !== "sse") {
+          throw new McpUsageError(`--transport must be stdio, http or sse, got "${v}"`);
+        }
+        out.transport = t;
+        break;
+      }
+      case "-e":
+      case "--env": {
+        const v = take();
+        const eq = v.indexOf("=");
+        if (eq <= 0) throw new McpUsageError(`--env needs KEY=VALUE, got "${v}"`);
+        out.env[v.slice(0, eq)] = v.slice(eq + 1);
+        break;
+      }
+      case "-H":
+      case "--header": {
+        const v = take();
+        const colon = v.indexOf(":");
+        if (colon <= 0) throw new McpUsageError(`--header needs "Name: value", got "${v}"`);
+        out.headers[v.slice(0, colon).trim()] = v.slice(colon + 1).trim();
+        break;
+      }
+      case "--concurrency": {
+        const v = take();
+        if (v !== "parallel" && v !== "serial") {
+          throw new McpUsageError(`--concurrency must be parallel or serial, got "${v}"`);
+        }
+        out.concurrency = v;
+        break;
+      }
+      case "--startup-timeout": {
+        const v = Number(take());
+        if (!(v > 0)) throw new McpUsageError("--startup-timeout must be a number of seconds > 0");
+        out.startupTimeout = v;
+        break;
+      }
+      default:
+        if (arg.startsWith("-")) {
+          throw new McpUsageError(`unknown option ${arg} (put server arguments after the command)`);
+        }
+        positionals.push(arg);
+    }
+  }
+  positionals.push(...argv.slice(i));
+  const [name, target, ...args] = positionals;
+  if (!name || !target) throw new McpUsageError("add needs a name and a command or URL");
+  return { ...out, name, target, args } as AddArgs;
+}
+
+function isUrl(text: string): boolean {
+  return /^https?:\/\//i.test(text);
+}
+
+/** Where an add or remove writes, following the precedence rules. */
+function targetFor(
+  existing: McpServerDeclaration[],
+  scope: "user" | "project" | undefined,
+): McpSourceKind | undefined {
+  if (scope === "user") return "user";
+  if (scope === "project") {
+    return existing.find((d) => d.source.kind === "project" || d.source.kind === "mcp_json")
+      ?.source.kind ?? "project";
+  }
+  return existing[0]?.source.kind;
+}
+
+async function addCommand(argv: string[], ctx: Ctx): Promise<number> {
+  const a = parseAdd(argv);
+  const transport = a.transport ?? (isUrl(a.target) ? "http" : "stdio");
+  if (transport !== "stdio" && !isUrl(a.target) && !a.target.includes("${")) {
+    throw new McpUsageError(`a ${transport} server needs an http(s) URL, got "${a.target}"`);
+  }
+  if (transport === "stdio" && Object.keys(a.headers).length) {
+    throw new McpUsageError("--header is for http and sse servers");
+  }
+  if (transport !== "stdio" && (Object.keys(a.env).length || a.args.length)) {
+    throw new McpUsageError("--env and arguments are for stdio servers");
+  }
+  const set = await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd });
+  const existing = declarationsNamed(set, a.name);
+  const kind = targetFor(existing, a.scope) ?? "user";
+  const fields: Omit<McpServerDeclaration, "source"> = {
+    name: a.name,
+    type: transport,
+    ...(transport === "stdio"
+      ? { command: a.target, args: a.args, env: a.env }
+      : { url: a.target, headers: a.headers }),
+    ...(a.concurrency ? { concurrency: a.concurrency } : {}),
+    ...(a.startupTimeout ? { startup_timeout_seconds: a.startupTimeout } : {}),
+  };
+  const check = resolveServer({ ...fields, source: { kind, file: set.files[kind] } }, {
+    expand: (t) => t,
+    defaultStartupTimeoutMs: 30_000,
+    cwd: ctx.cwd,
+  });
+  if ("problem" in check && !/\$\{/.test(a.target)) throw new McpUsageError(check.problem);
+  const result = await addDeclaration(set.files[kind], kind, fields);
+  ctx.io.out(`${result.action} MCP server "${a.name}" in ${result.file}`);
+  const effective = declarationsNamed(
+    await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd }),
+    a.name,
+  )[0];
+  if (effective && effective.source.kind !== kind) {
+    ctx.io.out(
+      `note: "${a.name}" is also declared in ${effective.source.file}, which takes precedence`,
+    );
+  }
+  return EXIT_OK;
+}
+
+async function expandedUrl(
+  d: McpServerDeclaration | undefined,
+  ctx: Ctx,
+): Promise<string | undefined> {
+  if (!d?.url) return undefined;
+  try {
+    return (await mcpExpander({ cwd: ctx.cwd, env: ctx.env, home: ctx.home }))(d.url, {
+      server: d.name,
+      source: d.source.kind,
+      field: "url",
+    });
+  } catch {
+    return d.url;
+  }
+}
+
+async function removeCommand(argv: string[], ctx: Ctx): Promise<number> {
+  let scope: "user" | "project" | undefined;
+  const names: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "-s" || arg === "--scope" || arg.startsWith("--scope=")) {
+      const v = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[++i];
+      if (v !== "user" && v !== "project") {
+        throw new McpUsageError(`--scope must be user or project, got "${v ?? ""}"`);
+      }
+      scope = v;
+    } else if (arg.startsWith("-")) {
+      throw new McpUsageError(`unknown option ${arg}`);
+    } else {
+      names.push(arg);
+    }
+  }
+  if (names.length !== 1) throw new McpUsageError("remove needs exactly one server name");
+  const name = names[0];
+  const set = await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd });
+  const existing = declarationsNamed(set, name);
+  const kind = targetFor(existing, scope);
+  const removed = existing.find((d) => d.source.kind === kind);
+  if (!kind || !removed) {
+    ctx.io.err(
+      `reasonix mcp: no MCP server "${name}" is declared${scope ? ` in the ${scope} scope` : ""}`,
+    );
+    return EXIT_FAILURE;
+  }
+  await removeDeclaration(removed.source.file, kind, name);
+  ctx.io.out(`removed MCP server "${name}" from ${removed.source.file}`);
+  const now =
+    declarationsNamed(await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd }), name)[0];
+  if (now) ctx.io.out(`"${name}" is now declared by ${now.source.file}`);
+  const cleared = await clearOAuthState(
+    mcpStateDir(ctx.home),
+    { name, url: await expandedUrl(removed, ctx) },
+    now ? { url: await expandedUrl(now, ctx) } : undefined,
+  );
+  if (cleared) ctx.io.out(`cleared the stored OAuth credentials of "${name}"`);
+  return EXIT_OK;
+}
+
+/** `${VAR}` references stay visible (they name no secret); literal values do not. */
+function redactValue(value: string): string {
+  return /^(\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}|\s)*$/.test(value) && value.includes("${")
+    ? value
+    : "<redacted>";
+}
+
+const SECRET_WORD = /token|secret|password|passwd|api[-_]?key|auth|credential/i;
+
+function redactArgs(args: string[]): string[] {
+  return args.map((arg, i) => {
+    const eq = arg.indexOf("=");
+    if (eq > 0 && SECRET_WORD.test(arg.slice(0, eq))) return `${arg.slice(0, eq)}=<redacted>`;
+    if (i > 0 && args[i - 1].startsWith("-") && SECRET_WORD.test(args[i - 1])) {
+      return "<redacted>";
+    }
+    return arg;
+  });
+}
+
+function redactUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    if (url.username || url.password) {
+      url.username = "<redacted>";
+      url.password = "";
+    }
+    for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, "<redacted>");
+    return decodeURI(url.href);
+  } catch {
+    return text;
+  }
+}
+
+function describeDeclaration(d: McpServerDeclaration): string[] {
+  const lines = [`  source:      ${d.source.file}`, `  transport:   ${d.type}`];
+  if (d.command !== undefined) lines.push(`  command:     ${d.command}`);
+  if (d.args?.length) lines.push(`  args:        ${redactArgs(d.args).join(" ")}`);
+  for (const [k, v] of Object.entries(d.env ?? {})) {
+    lines.push(`  env:         ${k}=${redactValue(v)}`);
+  }
+  if (d.cwd !== undefined) lines.push(`  cwd:         ${d.cwd}`);
+  if (d.url !== undefined) lines.push(`  url:         ${redactUrl(d.url)}`);
+  for (const [k, v] of Object.entries(d.headers ?? {})) {
+    lines.push(`  header:      ${k}: ${redactValue(v)}`);
+  }
+  if (d.concurrency) lines.push(`  concurrency: ${d.concurrency}`);
+  if (d.startup_timeout_seconds) lines.push(`  startup:     ${d.startup_timeout_seconds}s`);
+  return lines;
+}
+
+function statusLine(s: McpServerStatus): string {
+  const error = s.error ? `${s.error}${s.httpStatus ? ` ${s.httpStatus}` : ""}` : "";
+  return [
+    s.name,
+    s.transport,
+    sourceLabel(s.source),
+    s.phase,
+    s.protocol ?? "-",
+    s.listener,
+    String(s.reconnects),
+    String(s.tools),
+    String(s.prompts),
+    String(s.resources),
+    error || "-",
+  ].join("\t");
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join("  ").trimEnd()).join(
+    "\n",
+  );
+}
+
+async function connectAll(entries: McpServerEntry[], ctx: Ctx) {
+  const host = await createMcpHost({
+    entries,
+    env: ctx.env,
+    home: ctx.home,
+    config: ctx.config,
+    workspaceRoot: ctx.cwd,
+  });
+  host.start();
+  const bound = Math.max(1000, ...entries.map((e) => e.spec?.startupTimeoutMs ?? 0)) + 1000;
+  await host.waitForStartup({ timeoutMs: bound });
+  return host;
+}
+
+async function listCommand(argv: string[], ctx: Ctx): Promise<number> {
+  const json = argv.includes("--json");
+  const unknown = argv.filter((a) => a !== "--json");
+  if (unknown.length) throw new McpUsageError(`list takes no argument ${unknown[0]}`);
+  const loaded = await loadMcpEntries(ctx);
+  for (const w of loaded.warnings) ctx.io.err(`warning: ${w}`);
+  const host = await connectAll(loaded.entries, ctx);
+  try {
+    const status = host.status();
+    if (json) {
+      ctx.io.out(JSON.stringify({ servers: status }, null, 2));
+      return EXIT_OK;
+    }
+    if (status.length === 0) {
+      ctx.io.out(
+        `No MCP servers are declared (looked in ${loaded.set.files.project}, ` +
+          `${loaded.set.files.mcp_json} and ${loaded.set.files.user}).`,
+      );
+      return EXIT_OK;
+    }
+    const header = [
+      "NAME",
+      "TRANSPORT",
+      "SOURCE",
+      "STATE",
+      "PROTOCOL",
+      "LISTENER",
+      "RECONNECTS",
+      "TOOLS",
+      "PROMPTS",
+      "RESOURCES",
+      "ERROR",
+    ];
+    ctx.io.out(table([header, ...status.map((s) => statusLine(s).split("\t"))]));
+    return EXIT_OK;
+  } finally {
+    await host.close();
+  }
+}
+
+async function getCommand(argv: string[], ctx: Ctx): Promise<number> {
+  if (argv.length !== 1 || argv[0].startsWith("-")) {
+    throw new McpUsageError("get needs exactly one server name");
+  }
+  const name = argv[0];
+  const loaded = await loadMcpEntries(ctx);
+  const entry = loaded.entries.find((e) => e.declaration.name === name);
+  if (!entry) {
+    ctx.io.err(`reasonix mcp: no MCP server "${name}" is declared`);
+    return EXIT_FAILURE;
+  }
+  ctx.io.out(`${name}:`);
+  for (const line of describeDeclaration(entry.declaration)) ctx.io.out(line);
+  for (const s of entry.shadowed) ctx.io.out(`  overrides:   ${s.source.file}`);
+  if (entry.problem) {
+    ctx.io.out(`  problem:     ${entry.problem}`);
+    return EXIT_FAILURE;
+  }
+  const host = await connectAll([entry], ctx);
+  try {
+    const [s] = host.status();
+    ctx.io.out(
+      `  state:       ${s.phase}${
+        s.error ? ` (${s.error}${s.httpStatus ? ` ${s.httpStatus}` : ""})` : ""
+      }`,
+    );
+    if (s.protocol) ctx.io.out(`  protocol:    ${s.protocol}`);
+    ctx.io.out(`  listener:    ${s.listener}`);
+    ctx.io.out(`  concurrency: ${s.concurrency}`);
+    if (s.server) ctx.io.out(`  server:      ${s.server.name} ${s.server.version}`);
+    const tools = host.tools(name);
+    if (tools.length) {
+      ctx.io.out(`  tools (${tools.length}):`);
+      for (const t of tools) ctx.io.out(`    ${t.tool}${t.readOnly ? " (read-only)" : ""}`);
+    }
+    const prompts = host.prompts();
+    if (prompts.length) {
+      ctx.io.out(`  prompts (${prompts.length}):`);
+      for (const p of prompts) ctx.io.out(`    /${p.command}`);
+    }
+    const resources = host.resources();
+    if (resources.length) {
+      ctx.io.out(`  resources (${resources.length}):`);
+      for (const r of resources) ctx.io.out(`    ${r.reference}`);
+    }
+    return s.phase === "ready" ? EXIT_OK : EXIT_FAILURE;
+  } finally {
+    await host.close();
+  }
+}
+
+/** Shows the authorization URL and tries to open the default browser on it. */
+async function openBrowser(url: URL, io: Io): Promise<void> {
+  io.err(`Open this URL to authorize (a browser window should open):\n  ${url.href}`);
+  const [program, args] = Deno.build.os === "darwin"
+    ? ["open", [url.href]]
+    : Deno.build.os === "windows"
+    ? ["cmd", ["/c", "start", "", url.href]]
+    : ["xdg-open", [url.href]];
+  try {
+    await new Deno.Command(program, { args, stdout: "null", stderr: "null" }).output();
+  } catch {
+    // No browser launcher: the printed URL is enough.
+  }
+}
+
+async function loginCommand(argv: string[], ctx: Ctx): Promise<number> {
+  if (argv.length !== 1) throw new McpUsageError("login needs exactly one server name");
+  const name = argv[0];
+  const loaded = await loadMcpEntries(ctx);
+  const entry = loaded.entries.find((e) => e.declaration.name === name);
+  if (!entry?.spec) {
+    ctx.io.err(`reasonix mcp: ${entry?.problem ?? `no MCP server "${name}" is declared`}`);
+    return EXIT_FAILURE;
+  }
+  const host = await createMcpHost({
+    entries: [entry],
+    env: ctx.env,
+    home: ctx.home,
+    config: ctx.config,
+  });
+  try {
+    await host.authenticate(name, { open: (url) => openBrowser(url, ctx.io) });
+    ctx.io.out(`authorized MCP server "${name}"`);
+    return EXIT_OK;
+  } finally {
+    await host.close();
+  }
+}
+
+async function logoutCommand(argv: string[], ctx: Ctx): Promise<number> {
+  if (argv.length !== 1) throw new McpUsageError("logout needs exactly one server name");
+  const name = argv[0];
+  const set = await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd });
+  const effective = effectiveDeclarations(set).find((e) => e.declaration.name === name);
+  const url = await expandedUrl(effective?.declaration, ctx);
+  if (!url) {
+    ctx.io.err(`reasonix mcp: no HTTP MCP server "${name}" is declared`);
+    return EXIT_FAILURE;
+  }
+  await new OAuthStore(mcpStateDir(ctx.home), name, url).remove();
+  ctx.io.out(`forgot the OAuth credentials of "${name}"`);
+  return EXIT_OK;
+}
+
+interface Ctx {
+  cwd: string;
+  home: string;
+  env: Record<string, string | undefined>;
+  io: Io;
+  /** The loaded configuration, for the MCP timeouts; absent when it does not load. */
+  config?: Config;
+}
+
+/** Runs `reasonix mcp …` and returns the exit code. */
+export async function mcpCommand(
+  argv: string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; io?: Io } = {},
+): Promise<number> {
+  const io = opts.io ?? defaultIo;
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === "-h" || sub === "--help" || sub === "help") {
+    io.out(MCP_USAGE);
+    return sub === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  const env = opts.env ?? Deno.env.toObject();
+  try {
+    const ctx: Ctx = { cwd: opts.cwd ?? Deno.cwd(), home: reasonixHome(env), env, io };
+    if (sub === "list" || sub === "get" || sub === "login") {
+      try {
+        ctx.config = await loadConfig({ cwd: ctx.cwd, env, home: ctx.home });
+      } catch (error) {
+        io.err(
+          `warning: configuration not loaded, default MCP timeouts apply: ${
+            (error as Error).message.split("\n")[0]
+          }`,
+        );
+      }
+    }
+    switch (sub) {
+      case "add":
+        return await addCommand(rest, ctx);
+      case "remove":
+      case "rm":
+        return await removeCommand(rest, ctx);
+      case "list":
+      case "ls":
+        return await listCommand(rest, ctx);
+      case "get":
+        return await getCommand(rest, ctx);
+      case "login":
+        return await loginCommand(rest, ctx);
+      case "logout":
+        return await logoutCommand(rest, ctx);
+      default:
+        throw new McpUsageError(`unknown command "${sub}"`);
+    }
+  } catch (error) {
+    if (error instanceof McpUsageError) {
+      io.err(`reasonix mcp: ${error.message}\n\n${MCP_USAGE}`);
+      return EXIT_USAGE;
+    }
+    if (error instanceof ReasonixError || error instanceof Error) {
+      io.err(`reasonix mcp: ${error.message}`);
+      return EXIT_FAILURE;
+    }
+    throw error;
+  }
+}

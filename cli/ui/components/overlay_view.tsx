@@ -1,0 +1,193 @@
+/**
+ * Overlay views: the approval prompt, pickers, help and MCP panels (modal), and the slash and
+ * `@` completion lists (input-owned, drawn under the composer).
+ *
+ * @module
+ */
+import { Box, Text } from "ink";
+import type { ReactNode } from "react";
+import { wrapLines } from "../markdown.ts";
+import { APPROVAL_CHOICES, type Overlay } from "../overlays.ts";
+import type { Styles } from "../style.ts";
+import { diffLines, looksLikeDiff } from "../text_util.ts";
+
+/** Most rows of a list overlay. */
+export const LIST_ROWS = 8;
+/** Most lines of an approval's detail. */
+const DETAIL_LINES = 14;
+
+/** The visible window of a list so that `selected` is on screen. */
+export function listWindow(count: number, selected: number, rows: number): [number, number] {
+  if (count <= rows) return [0, count];
+  const start = Math.min(Math.max(0, selected - Math.floor(rows / 2)), count - rows);
+  return [start, start + rows];
+}
+
+function ListRows(props: {
+  rows: { label: string; detail?: string }[];
+  selected: number;
+  width: number;
+  styles: Styles;
+}): ReactNode {
+  const s = props.styles;
+  const [from, to] = listWindow(props.rows.length, props.selected, LIST_ROWS);
+  return (
+    <Box flexDirection="column">
+      {from > 0 && <Text>{s.dim(`  ↑ ${from} more`)}</Text>}
+      {props.rows.slice(from, to).map((row, i) => {
+        const active = from + i === props.selected;
+        const label = active ? s.cyan(s.bold(`› ${row.label}`)) : `  ${row.label}`;
+        return (
+          <Text key={from + i} wrap="truncate-end">
+            {label}
+            {row.detail ? s.dim(`  ${row.detail}`) : ""}
+          </Text>
+        );
+      })}
+      {to < props.rows.length && <Text>{s.dim(`  ↓ ${props.rows.length - to} more`)}</Text>}
+    </Box>
+  );
+}
+
+/** A scrolled window of lines with markers for what is above and below. */
+function ScrollLines(
+  props: { lines: readonly string[]; offset: number; rows: number; styles: Styles },
+): ReactNode {
+  const s = props.styles;
+  const start = Math.max(0, Math.min(props.offset, props.lines.length - props.rows));
+  const end = Math.min(props.lines.length, start + props.rows);
+  return (
+    <Box flexDirection="column">
+      {start > 0 && <Text>{s.dim(`↑ ${start} more`)}</Text>}
+      {props.lines.slice(start, end).map((line, i) => (
+        <Text key={start + i} wrap="truncate-end">{line || " "}</Text>
+      ))}
+      {end < props.lines.length && <Text>{s.dim(`↓ ${props.lines.length - end} more`)}</Text>}
+    </Box>
+  );
+}
+
+function Panel(props: {
+  title: string;
+  footer: string;
+  color: string;
+  width: number;
+  styles: Styles;
+  children: ReactNode;
+}): ReactNode {
+  return (
+    <Box
+      flexDirection="column"
+      borderStyle="round"
+      borderColor={props.styles.color ? props.color : undefined}
+      paddingX={1}
+      width={props.width}
+    >
+      <Text>{props.styles.bold(props.title)}</Text>
+      {props.children}
+      <Text>{props.styles.dim(props.footer)}</Text>
+    </Box>
+  );
+}
+
+/** Renders any overlay. */
+export function OverlayView(
+  props: { overlay: Overlay; width: number; maxLines: number; styles: Styles },
+): ReactNode {
+  const { overlay, width, styles: s } = props;
+  const inner = Math.max(8, width - 4);
+  switch (overlay.kind) {
+    case "approval": {
+      const r = overlay.request;
+      const detail = r.detail
+        ? looksLikeDiff(r.detail)
+          ? diffLines(r.detail, s, DETAIL_LINES)
+          : wrapLines(r.detail, inner).slice(0, DETAIL_LINES)
+        : [];
+      return (
+        <Panel
+          title={r.kind === "write_scope" ? "Allow writing outside the workspace?" : "Allow this?"}
+          footer="↑↓ Enter to choose · 1 2 3 · Esc denies"
+          color="yellow"
+          width={width}
+          styles={s}
+        >
+          <Text>{s.bold(r.summary)}</Text>
+          {detail.map((line, i) => <Text key={i} wrap="truncate-end">{line}</Text>)}
+          {r.sessionScope && (
+            <Text wrap="truncate-end">{s.dim(`For this session: ${r.sessionScope}`)}</Text>
+          )}
+          <Box flexDirection="column" marginTop={1}>
+            {APPROVAL_CHOICES.map((c, i) => {
+              const text = `${c.keys[0]}. ${c.label}`;
+              return (
+                <Text key={c.choice}>
+                  {i === overlay.selected ? s.cyan(s.bold(`› ${text}`)) : `  ${text}`}
+                </Text>
+              );
+            })}
+          </Box>
+        </Panel>
+      );
+    }
+    case "help":
+    case "mcp":
+      return (
+        <Panel
+          title={overlay.kind === "help" ? "Help" : "MCP servers"}
+          footer="↑↓ PgUp PgDn to scroll · Esc to close"
+          color="cyan"
+          width={width}
+          styles={s}
+        >
+          <ScrollLines
+            lines={overlay.lines}
+            offset={overlay.offset}
+            rows={Math.max(3, props.maxLines - 6)}
+            styles={s}
+          />
+        </Panel>
+      );
+    case "picker":
+      return (
+        <Panel
+          title={overlay.title}
+          footer="↑↓ to move · Enter to choose · Esc to cancel"
+          color="cyan"
+          width={width}
+          styles={s}
+        >
+          <ListRows
+            rows={overlay.items.map((item) => ({
+              label: `${item.label}${item.current ? " (current)" : ""}`,
+              detail: item.detail,
+            }))}
+            selected={overlay.selected}
+            width={inner}
+            styles={s}
+          />
+        </Panel>
+      );
+    case "slash":
+      return (
+        <ListRows
+          rows={overlay.items.map((item) => ({
+            label: `/${item.name}${item.argumentHint ? ` ${item.argumentHint}` : ""}`,
+            detail: item.description,
+          }))}
+          selected={overlay.selected}
+          width={width}
+          styles={s}
+        />
+      );
+    case "mention":
+      return (
+        <ListRows
+          rows={overlay.items.map((item) => ({ label: `@${item.value}`, detail: item.detail }))}
+          selected={overlay.selected}
+          width={width}
+          styles={s}
+        />
+      );
+  }
+}

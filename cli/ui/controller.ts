@@ -1,0 +1,883 @@
+/**
+ * The interactive session's state machine, independent of the renderer: keys in, a snapshot
+ * out. It owns the composer, the transcript, overlays, the running turn and the queue, and
+ * talks to the harness only through `ChatBackend` and the approval broker.
+ *
+ * @module
+ */
+import type { ApprovalChoice } from "../../core/agent/approval.ts";
+import type { AgentEvent } from "../../core/agent/events.ts";
+import { type CustomCommand, expandTemplate, splitArguments } from "../../core/commands/mod.ts";
+import {
+  attachmentLabel,
+  completeReferencePath,
+  type McpResourceReader,
+  resolveReferences,
+  withAttachments,
+} from "../../core/references/mod.ts";
+import type { ChatBackend } from "./backend.ts";
+import type { UiApprovalBroker } from "./broker.ts";
+import * as ed from "./composer_model.ts";
+import { InputHistory } from "./history.ts";
+import type { McpView } from "./hooks.ts";
+import {
+  APPROVAL_CHOICES,
+  type MentionItem,
+  type Overlay,
+  OVERLAY_OWNERS,
+  type PickerItem,
+  type PickerPurpose,
+  type SlashItem,
+} from "./overlays.ts";
+import { compactionText, costLines, helpLines, mcpLines, replayItems } from "./panels.ts";
+import { completeSlash, EFFORTS, findBuiltin, parseSlash, slashCatalog } from "./slash.ts";
+import type { StatusInfo } from "./status.ts";
+import { type Item, type LiveState, type NewItem, Transcript } from "./transcript.ts";
+import { UsageMeter } from "./usage.ts";
+
+/** The keys the controller reads; Ink's `Key` has all of them. */
+export interface KeyInfo {
+  upArrow: boolean;
+  downArrow: boolean;
+  leftArrow: boolean;
+  rightArrow: boolean;
+  return: boolean;
+  escape: boolean;
+  ctrl: boolean;
+  meta: boolean;
+  tab: boolean;
+  backspace: boolean;
+  delete: boolean;
+  home?: boolean;
+  end?: boolean;
+  pageUp?: boolean;
+  pageDown?: boolean;
+}
+
+/** A key with no modifiers and no special key, for typed text. */
+export const NO_KEY: KeyInfo = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  meta: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+};
+
+/** Everything the view renders. A new object whenever something changed. */
+export interface ChatSnapshot {
+  items: readonly Item[];
+  /** Changes when the screen was cleared, so the printed-once region restarts. */
+  epoch: number;
+  live: LiveState;
+  editor: ed.EditorState;
+  overlay?: Overlay;
+  status: StatusInfo;
+  /** What the harness is doing, while busy. */
+  busy?: { label: string; startedAt: number };
+  queued: readonly string[];
+  /** A transient hint, e.g. "Press Ctrl-C again to exit". */
+  hint?: string;
+  /** Advances while busy, for the spinner. */
+  tick: number;
+  /** The clock when this snapshot was made, for elapsed times. */
+  now: number;
+  /** Set while leaving: the view drops everything but the scrollback. */
+  exiting: boolean;
+}
+
+/** What the controller needs. */
+export interface ChatControllerOptions {
+  backend: ChatBackend;
+  broker: UiApprovalBroker;
+  commands?: readonly CustomCommand[];
+  /** Shown once at the start (e.g. skipped command files). */
+  notices?: readonly string[];
+  history?: InputHistory;
+  /** Leaves the UI; the entry point then disposes the backend. */
+  exit(): void;
+  /** Clears the terminal (for `/clear`). */
+  clearScreen?(): void;
+  version?: string;
+  now?(): number;
+  /** Delay before a streamed change is shown; keys are always shown at once. */
+  frameMs?: number;
+}
+
+const EXIT_WINDOW_MS = 2000;
+const TICK_MS = 120;
+
+function cancelled(): DOMException {
+  return new DOMException("Cancelled by the user", "AbortError");
+}
+
+/** The interactive session. */
+export class ChatController {
+  readonly #o: ChatControllerOptions;
+  readonly #backend: ChatBackend;
+  readonly #broker: UiApprovalBroker;
+  readonly #transcript = new Transcript();
+  readonly #meter = new UsageMeter();
+  readonly #history: InputHistory;
+  readonly #now: () => number;
+  readonly #listeners = new Set<() => void>();
+  #editor: ed.EditorState = ed.EMPTY_EDITOR;
+  /** A modal the user opened (help, MCP, a picker); approvals come from the broker. */
+  #modal?: Exclude<Overlay, { kind: "approval" | "slash" | "mention" }>;
+  /** The highlighted choice of the approval prompt on screen. */
+  #approvalChoice?: { id: string; selected: number };
+  #slashSelected = 0;
+  #mention?: { query: string; items: readonly MentionItem[]; selected: number };
+  #mentionGeneration = 0;
+  /** Completion is hidden for exactly this text after Esc. */
+  #dismissedFor?: string;
+  #busy?: { label: string; startedAt: number; abort: AbortController };
+  #queue: string[] = [];
+  #hint?: string;
+  #armedAt?: number;
+  #epoch = 0;
+  #tick = 0;
+  #ticker?: ReturnType<typeof setInterval>;
+  #frameTimer?: ReturnType<typeof setTimeout>;
+  #snapshot: ChatSnapshot;
+  #disposed = false;
+  #exiting = false;
+  readonly #unsubscribeBroker: () => void;
+
+  constructor(opts: ChatControllerOptions) {
+    this.#o = opts;
+    this.#backend = opts.backend;
+    this.#broker = opts.broker;
+    this.#history = opts.history ?? new InputHistory();
+    this.#now = opts.now ?? (() => performance.now());
+    this.#unsubscribeBroker = this.#broker.subscribe(() => this.#changed(true));
+    const info = this.#backend.info();
+    this.#transcript.add({
+      kind: "banner",
+      title: `reasonix${opts.version ? ` ${opts.version}` : ""}`,
+      lines: [
+        `${info.model} · ${info.workspaceRoot}`,
+        "Enter sends · \\ Enter adds a line · / commands · @ files · Ctrl-C cancels · /help",
+      ],
+    });
+    for (const warning of this.#backend.warnings()) this.#notice("warning", warning);
+    for (const notice of opts.notices ?? []) this.#notice("warning", notice);
+    const history = this.#backend.history();
+    if (history.length) {
+      this.#notice("info", `Resumed session ${info.sessionId.slice(0, 8)}.`);
+      for (const item of replayItems(history)) this.#add(item);
+    }
+    this.#snapshot = this.#build();
+  }
+
+  // ── Subscription ────────────────────────────────────────────────────────────
+
+  /** Subscribes to changes (for `useSyncExternalStore`). */
+  subscribe = (listener: () => void): () => void => {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  };
+
+  /** The current snapshot; the same object until something changes. */
+  getSnapshot = (): ChatSnapshot => this.#snapshot;
+
+  /** Stops timers and withdraws from the broker. Aborts a running turn. */
+  dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#busy?.abort.abort(cancelled());
+    this.#queue = [];
+    this.#unsubscribeBroker();
+    clearInterval(this.#ticker);
+    clearTimeout(this.#frameTimer);
+    this.#listeners.clear();
+  }
+
+  /** Resolves when nothing is running or queued (for tests and orderly exit). */
+  async idle(): Promise<void> {
+    while ((this.#busy || this.#queue.length) && !this.#disposed) {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
+  #build(): ChatSnapshot {
+    const info = this.#backend.info();
+    return {
+      items: this.#transcript.items,
+      epoch: this.#epoch,
+      live: this.#transcript.live,
+      editor: this.#editor,
+      overlay: this.#overlay(),
+      status: {
+        model: info.model,
+        contextWindow: info.contextWindow,
+        compactRatio: info.compactRatio,
+        lastPromptTokens: this.#meter.lastPromptTokens,
+        totals: this.#meter.totals,
+        effort: info.effort,
+        mode: info.mode,
+      },
+      busy: this.#busy ? { label: this.#busy.label, startedAt: this.#busy.startedAt } : undefined,
+      queued: [...this.#queue],
+      hint: this.#hint,
+      tick: this.#tick,
+      now: this.#now(),
+      exiting: this.#exiting,
+    };
+  }
+
+  #notify(): void {
+    clearTimeout(this.#frameTimer);
+    this.#frameTimer = undefined;
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Rebuilds the snapshot; shows it at once or with the next frame. */
+  #changed(immediate = false): void {
+    if (this.#disposed) return;
+    this.#snapshot = this.#build();
+    if (immediate || !this.#o.frameMs) {
+      this.#notify();
+    } else if (this.#frameTimer === undefined) {
+      this.#frameTimer = setTimeout(() => this.#notify(), this.#o.frameMs);
+    }
+  }
+
+  #add(item: NewItem): void {
+    this.#transcript.add(item);
+  }
+
+  #notice(level: "info" | "warning" | "error", text: string): void {
+    this.#transcript.add({ kind: "notice", level, text });
+  }
+
+  // ── Overlays ────────────────────────────────────────────────────────────────
+
+  #catalog(): SlashItem[] {
+    return slashCatalog(this.#o.commands ?? [], this.#mcp()?.prompts() ?? []);
+  }
+
+  #mcp(): McpView | undefined {
+    return this.#backend.mcp();
+  }
+
+  #slashItems(): SlashItem[] {
+    const text = this.#editor.text;
+    if (!text.startsWith("/") || /\s/.test(text) || this.#editor.cursor !== text.length) return [];
+    if (this.#dismissedFor === text) return [];
+    const items = completeSlash(text.slice(1), this.#catalog());
+    // Nothing to complete once the name is typed in full and is the only match.
+    if (items.length === 1 && items[0].name === text.slice(1)) return [];
+    return items;
+  }
+
+  #overlay(): Overlay | undefined {
+    const request = this.#broker.current();
+    if (request) {
+      const selected = this.#approvalChoice?.id === request.id ? this.#approvalChoice.selected : 0;
+      return { kind: "approval", request, selected };
+    }
+    if (this.#modal) return this.#modal;
+    const slash = this.#slashItems();
+    if (slash.length) {
+      return {
+        kind: "slash",
+        items: slash,
+        selected: Math.min(this.#slashSelected, slash.length - 1),
+      };
+    }
+    const mention = this.#mention;
+    const complete = mention?.items.length === 1 && !mention.items[0].partial &&
+      mention.items[0].value === mention.query;
+    if (
+      mention && mention.items.length && !complete &&
+      this.#dismissedFor !== this.#editor.text &&
+      ed.wordAtCursor(this.#editor).word === `@${mention.query}`
+    ) {
+      return { kind: "mention", items: mention.items, selected: mention.selected };
+    }
+    return undefined;
+  }
+
+  /** Starts completing the `@` word at the cursor, one directory level at a time. */
+  #refreshMention(): void {
+    const { word } = ed.wordAtCursor(this.#editor);
+    if (!word.startsWith("@") || word.startsWith('@"')) {
+      this.#mention = undefined;
+      return;
+    }
+    const query = word.slice(1);
+    if (this.#mention?.query === query) return;
+    const generation = ++this.#mentionGeneration;
+    const root = this.#backend.info().workspaceRoot;
+    void this.#mentionItems(query, root).then((items) => {
+      if (generation !== this.#mentionGeneration || this.#disposed) return;
+      this.#mention = { query, items, selected: 0 };
+      this.#changed(true);
+    });
+  }
+
+  async #mentionItems(query: string, root: string): Promise<MentionItem[]> {
+    const out: MentionItem[] = [];
+    const mcp = this.#mcp();
+    if (mcp) {
+      const servers = mcp.servers().map((s) => s.name);
+      const colon = query.indexOf(":");
+      const server = colon > 0 ? query.slice(0, colon) : undefined;
+      if (server && servers.includes(server)) {
+        const rest = query.slice(colon + 1);
+        for (const r of mcp.resources()) {
+          if (r.server === server && r.uri.startsWith(rest)) {
+            out.push({ value: `${server}:${r.uri}`, label: r.uri, detail: r.name, partial: false });
+          }
+        }
+        return out.slice(0, 50);
+      }
+      for (const name of servers) {
+        if (name.startsWith(query) && mcp.resources().some((r) => r.server === name)) {
+          out.push({
+            value: `${name}:`,
+            label: `${name}:`,
+            detail: "MCP resources",
+            partial: true,
+          });
+        }
+      }
+    }
+    try {
+      for (const c of await completeReferencePath(query, { root })) {
+        out.push({ value: c.value, label: c.label, partial: c.isDirectory });
+      }
+    } catch {
+      // Completion is a convenience; an unreadable directory just offers nothing.
+    }
+    return out;
+  }
+
+  // ── Keys ────────────────────────────────────────────────────────────────────
+
+  /** Handles one key press or typed text. */
+  handleInput(input: string, key: KeyInfo): void {
+    if (this.#disposed) return;
+    if (key.ctrl && input === "c") {
+      this.#ctrlC();
+      return;
+    }
+    if (this.#hint) this.#hint = undefined;
+    this.#armedAt = undefined;
+    const overlay = this.#overlay();
+    if (overlay?.kind === "approval") return this.#approvalKey(overlay, input, key);
+    if (overlay && OVERLAY_OWNERS[overlay.kind] === "modal") return this.#modalKey(overlay, key);
+    if (overlay && this.#completionKey(overlay, key)) return;
+    this.#composerKey(input, key);
+  }
+
+  /** Inserts pasted text into the composer (ignored while a modal overlay is open). */
+  handlePaste(text: string): void {
+    const overlay = this.#overlay();
+    if (overlay && OVERLAY_OWNERS[overlay.kind] === "modal") return;
+    this.#edit(ed.insert(this.#editor, text.replace(/\r\n?/g, "\n")));
+  }
+
+  #ctrlC(): void {
+    const now = this.#now();
+    const armed = this.#armedAt !== undefined && now - this.#armedAt < EXIT_WINDOW_MS;
+    if (armed) {
+      this.exit();
+      return;
+    }
+    this.#armedAt = now;
+    if (this.#modal) this.#modal = undefined;
+    if (this.#busy) {
+      this.#queue = [];
+      this.#busy.abort.abort(cancelled());
+      this.#hint = "Cancelling… press Ctrl-C again to exit";
+    } else {
+      if (this.#editor.text) this.#editor = ed.EMPTY_EDITOR;
+      this.#hint = "Press Ctrl-C again to exit";
+    }
+    this.#changed(true);
+  }
+
+  /** Leaves the session: cancels the running turn and asks the view to unmount. */
+  exit(): void {
+    if (this.#disposed || this.#exiting) return;
+    this.#busy?.abort.abort(cancelled());
+    this.#exiting = true;
+    this.#changed(true);
+    this.#o.exit();
+  }
+
+  #approvalKey(overlay: Extract<Overlay, { kind: "approval" }>, input: string, key: KeyInfo): void {
+    const answer = (choice: ApprovalChoice) => {
+      this.#approvalChoice = undefined;
+      this.#broker.answer(overlay.request.id, choice);
+    };
+    if (key.escape) return answer("deny");
+    if (key.upArrow || key.downArrow) {
+      const n = APPROVAL_CHOICES.length;
+      const selected = (overlay.selected + (key.upArrow ? n - 1 : 1)) % n;
+      this.#approvalChoice = { id: overlay.request.id, selected };
+      this.#changed(true);
+      return;
+    }
+    if (key.return) return answer(APPROVAL_CHOICES[overlay.selected].choice);
+    const direct = APPROVAL_CHOICES.find((c) => (c.keys as readonly string[]).includes(input));
+    if (direct) answer(direct.choice);
+  }
+
+  #modalKey(overlay: Overlay, key: KeyInfo): void {
+    if (key.escape) {
+      this.#modal = undefined;
+      this.#changed(true);
+      return;
+    }
+    if (overlay.kind === "help" || overlay.kind === "mcp") {
+      if (key.return) {
+        this.#modal = undefined;
+      } else {
+        const step = key.upArrow
+          ? -1
+          : key.downArrow
+          ? 1
+          : key.pageUp
+          ? -10
+          : key.pageDown
+          ? 10
+          : 0;
+        if (!step) return;
+        const last = Math.max(0, overlay.lines.length - 1);
+        this.#modal = { ...overlay, offset: Math.min(last, Math.max(0, overlay.offset + step)) };
+      }
+      this.#changed(true);
+      return;
+    }
+    if (overlay.kind !== "picker") return;
+    if (key.upArrow || key.downArrow) {
+      const n = overlay.items.length;
+      this.#modal = { ...overlay, selected: (overlay.selected + (key.upArrow ? n - 1 : 1)) % n };
+      this.#changed(true);
+      return;
+    }
+    if (key.return) {
+      const item = overlay.items[overlay.selected];
+      this.#modal = undefined;
+      this.#changed(true);
+      if (item) this.#pick(overlay.purpose, item.value);
+    }
+  }
+
+  /** Keys for slash and `@` completion. Returns false to let the composer have the key. */
+  #completionKey(overlay: Overlay, key: KeyInfo): boolean {
+    if (overlay.kind !== "slash" && overlay.kind !== "mention") return false;
+    const n = overlay.items.length;
+    if (key.upArrow || key.downArrow) {
+      const selected = (overlay.selected + (key.upArrow ? n - 1 : 1)) % n;
+      if (overlay.kind === "slash") this.#slashSelected = selected;
+      else if (this.#mention) this.#mention = { ...this.#mention, selected };
+      this.#changed(true);
+      return true;
+    }
+    if (key.escape) {
+      this.#dismissedFor = this.#editor.text;
+      this.#changed(true);
+      return true;
+    }
+    if (!key.tab && !key.return) return false;
+    if (overlay.kind === "slash") {
+      const item = overlay.items[overlay.selected];
+      // Enter runs the command, unless it is a custom or MCP one that takes arguments: then
+      // it completes the name so the arguments can be typed.
+      const wantsArguments = item.source !== "builtin" && item.argumentHint !== undefined;
+      if (key.tab || wantsArguments) {
+        this.#edit(ed.setText(`/${item.name} `));
+      } else {
+        this.#editor = ed.setText(`/${item.name}`);
+        this.#submitEditor();
+      }
+      return true;
+    }
+    const item = overlay.items[overlay.selected];
+    const value = /\s/.test(item.value) ? `"${item.value}"` : item.value;
+    this.#edit(ed.replaceWordAtCursor(this.#editor, `@${value}${item.partial ? "" : " "}`));
+    return true;
+  }
+
+  #edit(next: ed.EditorState): void {
+    const textChanged = next.text !== this.#editor.text;
+    this.#editor = next;
+    if (textChanged) {
+      this.#slashSelected = 0;
+      if (this.#dismissedFor !== undefined && this.#dismissedFor !== next.text) {
+        this.#dismissedFor = undefined;
+      }
+    }
+    this.#refreshMention();
+    this.#changed(true);
+  }
+
+  #composerKey(input: string, key: KeyInfo): void {
+    const s = this.#editor;
+    if (key.return) {
+      if (key.meta) return this.#edit(ed.insert(s, "\n"));
+      if (s.text.slice(0, s.cursor).endsWith("\\")) {
+        return this.#edit(ed.insert(ed.backspace(s), "\n"));
+      }
+      return this.#submitEditor();
+    }
+    if (key.backspace) return this.#edit(ed.backspace(s));
+    if (key.delete) return this.#edit(ed.deleteForward(s));
+    if (key.leftArrow) return this.#edit(ed.left(s));
+    if (key.rightArrow) return this.#edit(ed.right(s));
+    if (key.home) return this.#edit(ed.home(s));
+    if (key.end) return this.#edit(ed.end(s));
+    if (key.upArrow) {
+      const moved = ed.up(s);
+      if (moved) return this.#edit(moved);
+      const older = this.#history.previous(s.text);
+      if (older !== undefined) this.#edit(ed.setText(older));
+      return;
+    }
+    if (key.downArrow) {
+      const moved = ed.down(s);
+      if (moved) return this.#edit(moved);
+      const newer = this.#history.next();
+      if (newer !== undefined) this.#edit(ed.setText(newer));
+      return;
+    }
+    if (key.ctrl) {
+      switch (input) {
+        case "a":
+          return this.#edit(ed.home(s));
+        case "e":
+          return this.#edit(ed.end(s));
+        case "u":
+          return this.#edit(ed.killToLineStart(s));
+        case "k":
+          return this.#edit(ed.killToLineEnd(s));
+        case "w":
+          return this.#edit(ed.deleteWordBack(s));
+        case "j":
+          return this.#edit(ed.insert(s, "\n"));
+        case "d":
+          if (s.text === "") {
+            if (!this.#busy) this.exit();
+            return;
+          }
+          return this.#edit(ed.deleteForward(s));
+        case "o":
+          this.#transcript.toggleReasoning();
+          this.#changed(true);
+          return;
+      }
+      return;
+    }
+    if (key.escape || key.tab || key.meta || input === "") return;
+    // Terminals deliver Ctrl-J as a bare line feed.
+    if (input === "\n") return this.#edit(ed.insert(s, "\n"));
+    // deno-lint-ignore no-control-regex
+    const clean = input.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "");
+    // Text and Enter can arrive in one read (fast typing, tmux): a final CR submits.
+    if (clean.length > 1 && clean.endsWith("\r") && !clean.slice(0, -1).includes("\r")) {
+      this.#editor = ed.insert(s, clean.slice(0, -1));
+      return this.#submitEditor();
+    }
+    if (clean) this.#edit(ed.insert(s, clean));
+  }
+
+  // ── Submitting ──────────────────────────────────────────────────────────────
+
+  #submitEditor(): void {
+    const text = this.#editor.text;
+    this.#editor = ed.EMPTY_EDITOR;
+    this.#mention = undefined;
+    this.#dismissedFor = undefined;
+    this.#slashSelected = 0;
+    if (!text.trim()) {
+      this.#changed(true);
+      return;
+    }
+    this.#history.add(text);
+    const slash = parseSlash(text);
+    if (this.#busy && !(slash && findBuiltin(slash.name)?.immediate)) {
+      this.#queue.push(text);
+      this.#changed(true);
+      return;
+    }
+    this.#changed(true);
+    void this.submit(text);
+  }
+
+  /** Runs a prompt or command as if typed; resolves when it finished. */
+  async submit(text: string): Promise<void> {
+    const slash = parseSlash(text);
+    if (slash) await this.#runSlash(slash.name, slash.args, text.trim());
+    else await this.#runTurn(text, text);
+    this.#drain();
+  }
+
+  #drain(): void {
+    if (this.#busy || this.#disposed) return;
+    const next = this.#queue.shift();
+    if (next !== undefined) void this.submit(next);
+  }
+
+  /** Marks the harness busy for `work`; one thing runs at a time. */
+  async #work(label: string, work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    const abort = new AbortController();
+    this.#busy = { label, startedAt: this.#now(), abort };
+    this.#ticker = setInterval(() => {
+      this.#tick++;
+      this.#changed();
+    }, TICK_MS);
+    this.#changed(true);
+    try {
+      await work(abort.signal);
+    } catch (error) {
+      if (abort.signal.aborted) {
+        this.#transcript.flush(this.#now());
+        this.#add({ kind: "turn_end", status: "cancelled" });
+      } else {
+        this.#notice("error", (error as Error)?.message ?? String(error));
+      }
+    } finally {
+      clearInterval(this.#ticker);
+      this.#ticker = undefined;
+      this.#transcript.flush(this.#now());
+      this.#busy = undefined;
+      this.#changed(true);
+    }
+  }
+
+  #setBusyLabel(label: string): void {
+    if (this.#busy) this.#busy.label = label;
+    this.#changed();
+  }
+
+  #resourceReader(): McpResourceReader | undefined {
+    const mcp = this.#mcp();
+    if (!mcp) return undefined;
+    return {
+      hasServer: (name) => mcp.servers().some((s) => s.name === name),
+      readResource: (server, uri, opts) => mcp.readResource(server, uri, opts),
+    };
+  }
+
+  /** One user turn: resolve `@` references, then stream the agent's events. */
+  #runTurn(display: string, text: string): Promise<void> {
+    this.#add({ kind: "user", text: display });
+    return this.#work("thinking", async (signal) => {
+      let prompt = text;
+      if (text.includes("@")) {
+        this.#setBusyLabel("reading references");
+        const resolved = await resolveReferences(text, {
+          root: this.#backend.info().workspaceRoot,
+          signal,
+          mcp: this.#resourceReader(),
+        });
+        for (const notice of resolved.notices) this.#notice("warning", notice);
+        if (resolved.attachments.length) {
+          this.#add({ kind: "attachments", labels: resolved.attachments.map(attachmentLabel) });
+          prompt = withAttachments(text, resolved.attachments);
+        }
+        this.#setBusyLabel("thinking");
+      }
+      for await (const event of this.#backend.run(prompt, { signal })) this.#onEvent(event);
+    });
+  }
+
+  #onEvent(event: AgentEvent): void {
+    this.#transcript.apply(event, this.#now());
+    this.#meter.apply(event);
+    if (event.type === "tool_start") this.#setBusyLabel(`running ${event.call.name}`);
+    else if (event.type === "request_start") this.#setBusyLabel("thinking");
+    this.#changed(event.type !== "text" && event.type !== "reasoning");
+  }
+
+  async #runSlash(name: string, args: string, raw: string): Promise<void> {
+    const builtin = findBuiltin(name);
+    if (builtin) return await this.#runBuiltin(builtin.name, args);
+    const custom = this.#o.commands?.find((c) => c.name === name);
+    if (custom) return await this.#runTurn(raw, expandTemplate(custom.template, args));
+    const prompt = this.#mcp()?.prompts().find((p) => p.command === name);
+    if (prompt) return await this.#runMcpPrompt(prompt, args, raw);
+    this.#notice("warning", `Unknown command /${name}. Type /help to see the commands.`);
+    this.#changed(true);
+  }
+
+  async #runMcpPrompt(
+    prompt: ReturnType<McpView["prompts"]>[number],
+    args: string,
+    raw: string,
+  ): Promise<void> {
+    const words = splitArguments(args);
+    const named: Record<string, string> = {};
+    prompt.arguments.forEach((a, i) => {
+      const last = i === prompt.arguments.length - 1;
+      const value = last ? words.slice(i).join(" ") : words[i];
+      if (value !== undefined && value !== "") named[a.name] = value;
+    });
+    const missing = prompt.arguments.filter((a) => a.required && !(a.name in named));
+    if (missing.length) {
+      const usage = prompt.arguments.map((a) => a.required ? `<${a.name}>` : `[${a.name}]`);
+      this.#notice(
+        "error",
+        `/${prompt.command} needs ${missing.map((a) => a.name).join(", ")}: ` +
+          `/${prompt.command} ${usage.join(" ")}`,
+      );
+      this.#changed(true);
+      return;
+    }
+    let text = "";
+    await this.#work("loading prompt", async (signal) => {
+      text = await this.#mcp()!.getPrompt(prompt.server, prompt.prompt, named, { signal });
+    });
+    if (text.trim()) await this.#runTurn(raw, text);
+  }
+
+  #openPicker(purpose: PickerPurpose, title: string, items: PickerItem[]): void {
+    const current = items.findIndex((i) => i.current);
+    this.#modal = { kind: "picker", purpose, title, items, selected: Math.max(0, current) };
+    this.#changed(true);
+  }
+
+  #pick(purpose: PickerPurpose, value: string): void {
+    const command = purpose === "model" ? "model" : purpose === "effort" ? "effort" : "resume";
+    void this.submit(`/${command} ${value}`);
+  }
+
+  async #runBuiltin(name: string, args: string): Promise<void> {
+    switch (name) {
+      case "help":
+        this.#modal = { kind: "help", lines: helpLines(this.#catalog()), offset: 0 };
+        return this.#changed(true);
+      case "cost":
+        this.#add({
+          kind: "panel",
+          title: "Usage",
+          lines: costLines(this.#meter, this.#backend.info()),
+        });
+        return this.#changed(true);
+      case "exit":
+        return this.exit();
+      case "mcp": {
+        const mcp = this.#mcp();
+        if (!mcp) {
+          this.#notice("info", "MCP is not connected in this session.");
+          return this.#changed(true);
+        }
+        this.#modal = {
+          kind: "mcp",
+          lines: mcpLines(mcp.servers(), mcp.prompts(), mcp.resources()),
+          offset: 0,
+        };
+        return this.#changed(true);
+      }
+      case "new":
+      case "clear":
+        return await this.#work("starting a new conversation", async () => {
+          await this.#backend.newConversation();
+          this.#meter.reset();
+          if (name === "clear") {
+            this.#transcript.clear();
+            this.#epoch++;
+            this.#o.clearScreen?.();
+          }
+          this.#notice("info", `New conversation (${this.#backend.info().model}).`);
+        });
+      case "compact":
+        return await this.#work("compacting", async (signal) => {
+          const reports = await this.#backend.compact({ signal });
+          if (!reports.length) this.#notice("info", "Nothing to compact yet.");
+          for (const r of reports) {
+            this.#notice(r.phase === "failed" ? "warning" : "info", compactionText(r));
+          }
+        });
+      case "effort":
+        return await this.#effort(args);
+      case "model":
+        return await this.#model(args);
+      case "resume":
+        return await this.#resume(args);
+    }
+  }
+
+  async #effort(args: string): Promise<void> {
+    const current = this.#backend.info().effort;
+    if (!args) {
+      return this.#openPicker(
+        "effort",
+        `Reasoning effort (now: ${current ?? "provider default"})`,
+        [
+          ...EFFORTS.map((e) => ({ value: e, label: e, current: e === current })),
+          { value: "default", label: "default", detail: "the configured value" },
+        ],
+      );
+    }
+    const wanted = args.toLowerCase();
+    if (wanted !== "default" && !(EFFORTS as readonly string[]).includes(wanted)) {
+      this.#notice(
+        "error",
+        `Unknown effort "${args}". Use one of: ${EFFORTS.join(", ")}, default.`,
+      );
+      return this.#changed(true);
+    }
+    await this.#work("changing effort", async () => {
+      await this.#backend.setEffort(wanted === "default" ? undefined : wanted);
+      this.#notice(
+        "info",
+        `Reasoning effort: ${this.#backend.info().effort ?? "provider default"}.`,
+      );
+    });
+  }
+
+  async #model(args: string): Promise<void> {
+    const current = this.#backend.info().model;
+    if (!args) {
+      return this.#openPicker(
+        "model",
+        `Model (now: ${current})`,
+        this.#backend.models().map((m) => ({ value: m, label: m, current: m === current })),
+      );
+    }
+    await this.#work("switching model", async () => {
+      await this.#backend.switchModel(args);
+      this.#notice("info", `Model: ${this.#backend.info().model}.`);
+    });
+  }
+
+  async #resume(args: string): Promise<void> {
+    if (!args) {
+      let sessions: Awaited<ReturnType<ChatBackend["sessions"]>> = [];
+      await this.#work("listing sessions", async () => {
+        const here = this.#backend.info().sessionId;
+        sessions = (await this.#backend.sessions()).filter((s) => s.id !== here && s.messages > 0);
+      });
+      if (!sessions.length) {
+        this.#notice("info", "No other saved sessions in this workspace.");
+        return this.#changed(true);
+      }
+      return this.#openPicker(
+        "resume",
+        "Resume a session",
+        sessions.slice(0, 30).map((s) => ({
+          value: s.id,
+          label: s.title || "(no request)",
+          detail: `${s.id.slice(0, 8)} · ${s.messages} messages · ${s.updated.toLocaleString()}`,
+        })),
+      );
+    }
+    await this.#work("opening session", async () => {
+      await this.#backend.resume(args);
+      this.#meter.reset();
+      const info = this.#backend.info();
+      this.#notice("info", `Resumed session ${info.sessionId.slice(0, 8)}.`);
+      for (const item of replayItems(this.#backend.history())) this.#add(item);
+    });
+  }
+}

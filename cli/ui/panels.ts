@@ -1,0 +1,153 @@
+/**
+ * Text of the informational panels and lines: `/help`, `/cost`, compaction reports and the
+ * replay of a resumed conversation.
+ *
+ * @module
+ */
+import type { CompactionReport } from "../../core/context/manager.ts";
+import type { Message } from "../../providers/types.ts";
+import type { BackendInfo } from "./backend.ts";
+import type { McpPromptView, McpResourceView, McpServerView } from "./hooks.ts";
+import { storedUserText } from "./backend.ts";
+import type { SlashItem } from "./overlays.ts";
+import { compactTrigger, formatCost, formatTokens } from "./status.ts";
+import type { NewItem } from "./transcript.ts";
+import type { UsageMeter } from "./usage.ts";
+
+/** The keys, for `/help`. */
+export const KEY_HELP: readonly [string, string][] = [
+  ["Enter", "send (while a turn runs: queue)"],
+  ["\\ Enter, Alt-Enter, Ctrl-J", "new line"],
+  ["↑ ↓", "move between lines, then through history"],
+  ["Tab", "complete a /command or @path"],
+  ["Esc", "close a menu or panel"],
+  ["Ctrl-C", "cancel the running turn; twice to exit"],
+  ["Ctrl-D", "exit (on an empty prompt)"],
+  ["Ctrl-O", "show reasoning in full / collapse it"],
+  ["Ctrl-A Ctrl-E Ctrl-U Ctrl-K Ctrl-W", "line start, end, delete to start, to end, word"],
+];
+
+/** `/help`: commands by source, then keys and `@` references. */
+export function helpLines(catalog: readonly SlashItem[]): string[] {
+  const lines: string[] = [];
+  const section = (title: string, items: readonly SlashItem[]) => {
+    if (!items.length) return;
+    if (lines.length) lines.push("");
+    lines.push(title);
+    for (const c of items) {
+      lines.push(`  /${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""}  —  ${c.description}`);
+    }
+  };
+  section("Commands", catalog.filter((c) => c.source === "builtin"));
+  section("Custom commands", catalog.filter((c) => c.source === "custom"));
+  section("MCP prompts", catalog.filter((c) => c.source === "mcp"));
+  lines.push("", "Keys");
+  for (const [keys, what] of KEY_HELP) lines.push(`  ${keys}  —  ${what}`);
+  lines.push(
+    "",
+    "References",
+    "  @path        attach a file or list a directory (only if it exists)",
+    "  @server:uri  attach an MCP resource",
+  );
+  return lines;
+}
+
+function count(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/** `/cost`. */
+export function costLines(meter: UsageMeter, info: BackendInfo): string[] {
+  const t = meter.totals;
+  const ratio = t.promptTokens ? Math.round((t.cacheHitTokens / t.promptTokens) * 100) : 0;
+  const trigger = compactTrigger(info.contextWindow, info.compactRatio);
+  return [
+    `Model: ${info.model}`,
+    `Requests: ${meter.requests}`,
+    `Prompt tokens: ${count(t.promptTokens)} (cache hit ${count(t.cacheHitTokens)}, ${ratio}%)`,
+    `Completion tokens: ${count(t.completionTokens)}`,
+    `Cost: ${
+      t.cost === undefined ? "unknown (no price for this model)" : formatCost(t.cost, t.currency)
+    }`,
+    `Context: ${formatTokens(meter.lastPromptTokens)} of ${formatTokens(info.contextWindow)}` +
+    ` · compaction at ${formatTokens(trigger)} (compact_ratio ${info.compactRatio})`,
+  ];
+}
+
+/** `/mcp`: one line per server, then prompts and resources. */
+export function mcpLines(
+  servers: readonly McpServerView[],
+  prompts: readonly McpPromptView[],
+  resources: readonly McpResourceView[],
+): string[] {
+  const lines: string[] = [];
+  if (!servers.length) lines.push("No MCP servers are configured.");
+  for (const s of servers) {
+    const via = s.transport ? ` · ${s.transport}` : "";
+    const failure = s.error ? ` · ${s.error}` : "";
+    lines.push(
+      `● ${s.name} ${s.phase}${via} · ${s.tools} tools · ${s.prompts} prompts · ` +
+        `${s.resources} resources${failure}`,
+    );
+  }
+  if (prompts.length) {
+    lines.push("", "Prompts");
+    for (const p of prompts) {
+      lines.push(`  /${p.command}${p.description ? `  —  ${p.description}` : ""}`);
+    }
+  }
+  if (resources.length) {
+    lines.push("", "Resources");
+    for (const r of resources) {
+      lines.push(`  @${r.server}:${r.uri}${r.name ? `  —  ${r.name}` : ""}`);
+    }
+  }
+  return lines;
+}
+
+/** One line for a compaction report. */
+export function compactionText(r: CompactionReport): string {
+  const sizes = `${formatTokens(r.beforeTokens)} → ${formatTokens(r.afterTokens)} tokens`;
+  const cause = r.cause === "manual" ? "" : ` (${r.cause})`;
+  switch (r.phase) {
+    case "pruned":
+      return `Context pruned long tool results: ${sizes}${cause}`;
+    case "summarized":
+      return `Context summarized: ${sizes}${cause}`;
+    case "truncated":
+      return `Context truncated (oldest results dropped): ${sizes}${cause}`;
+    case "failed":
+      return `Context compaction failed${cause}: ${r.reason ?? "no summary could be formed"}`;
+  }
+}
+
+const REFERENCE_BLOCKS =
+  /\n*<referenced-(file|directory|resource)\b[^>]*>[\s\S]*?<\/referenced-\1>/g;
+
+/** Items that show a stored conversation: user words, answers and one line per tool call. */
+export function replayItems(messages: readonly Message[], limit = 60): NewItem[] {
+  const results = new Map<string, Message>();
+  for (const m of messages) if (m.role === "tool" && m.toolCallId) results.set(m.toolCallId, m);
+  const shown = messages.filter((m) => m.role !== "tool");
+  const items: NewItem[] = [];
+  const skipped = Math.max(0, shown.length - limit);
+  if (skipped) items.push({ kind: "notice", level: "info", text: `… ${skipped} earlier messages` });
+  for (const m of shown.slice(skipped)) {
+    if (m.role === "user") {
+      const text = storedUserText(m).replace(REFERENCE_BLOCKS, "").trim();
+      if (text) items.push({ kind: "user", text });
+    } else if (m.role === "assistant") {
+      if (m.content.trim()) items.push({ kind: "assistant", markdown: m.content });
+      for (const call of m.toolCalls ?? []) {
+        const r = results.get(call.id);
+        items.push({
+          kind: "tool",
+          call,
+          result: { content: r?.content ?? "", isError: r?.isError },
+          durationMs: 0,
+        });
+      }
+    }
+  }
+  return items;
+}

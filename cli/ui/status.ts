@@ -1,0 +1,133 @@
+/**
+ * The status line's content: model, context use (of the window and of the compaction
+ * trigger), cache hit ratio and cost, shortened to fit narrow terminals.
+ *
+ * @module
+ */
+import stringWidth from "string-width";
+import type { UsageTotals } from "../../core/agent/events.ts";
+
+/** What the status line reports. */
+export interface StatusInfo {
+  model: string;
+  contextWindow: number;
+  /** `[agent].compact_ratio`: compaction starts at `contextWindow × compactRatio`. */
+  compactRatio: number;
+  /** Prompt tokens of the latest request. */
+  lastPromptTokens: number;
+  totals: UsageTotals;
+  effort?: string;
+  /** Permission preset, e.g. `ask`. */
+  mode?: string;
+}
+
+/** One piece of the line; higher `drop` numbers are dropped first when space runs out. */
+export interface StatusSegment {
+  key: "model" | "context" | "cache" | "cost" | "effort" | "mode";
+  text: string;
+  /** A shorter form tried before dropping the segment. */
+  short?: string;
+  drop: number;
+}
+
+/** `950`, `12.3k`, `128k`, `1.2M`. */
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 1_000_000) {
+    const k = n / 1000;
+    return `${k < 100 ? k.toFixed(1).replace(/\.0$/, "") : Math.round(k)}k`;
+  }
+  return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, "")}M`;
+}
+
+function percent(part: number, whole: number): string {
+  if (whole <= 0) return "–";
+  const p = (part / whole) * 100;
+  return `${p > 0 && p < 1 ? "<1" : Math.round(p)}%`;
+}
+
+/** Money with a symbol for the common currencies. */
+export function formatCost(cost: number, currency?: string): string {
+  const digits = cost < 1 ? 4 : 2;
+  const amount = cost.toFixed(digits);
+  if (!currency || currency === "USD") return `$${amount}`;
+  if (currency === "CNY") return `¥${amount}`;
+  return `${amount} ${currency}`;
+}
+
+/** The trigger in tokens: `floor(window × ratio)`, as spec §3.6 defines it. */
+export function compactTrigger(contextWindow: number, ratio: number): number {
+  return Math.floor(contextWindow * ratio);
+}
+
+/** All segments, longest forms. */
+export function statusSegments(info: StatusInfo): StatusSegment[] {
+  const used = info.lastPromptTokens;
+  const trigger = compactTrigger(info.contextWindow, info.compactRatio);
+  const segments: StatusSegment[] = [
+    { key: "model", text: info.model, drop: 99 },
+    {
+      key: "context",
+      text: `ctx ${formatTokens(used)}/${formatTokens(info.contextWindow)} ${
+        percent(used, info.contextWindow)
+      } · ${percent(used, trigger)} of compact`,
+      short: `ctx ${percent(used, info.contextWindow)}·${percent(used, trigger)}`,
+      drop: 1,
+    },
+    {
+      key: "cache",
+      text: `cache ${percent(info.totals.cacheHitTokens, info.totals.promptTokens)}`,
+      drop: 3,
+    },
+  ];
+  if (info.totals.cost !== undefined) {
+    segments.push({
+      key: "cost",
+      text: formatCost(info.totals.cost, info.totals.currency),
+      drop: 2,
+    });
+  }
+  if (info.effort) segments.push({ key: "effort", text: `effort ${info.effort}`, drop: 5 });
+  if (info.mode) segments.push({ key: "mode", text: info.mode, drop: 6 });
+  return segments;
+}
+
+const SEPARATOR = " · ";
+
+function join(segments: readonly { text: string }[]): string {
+  return segments.map((s) => s.text).join(SEPARATOR);
+}
+
+/** Truncates plain text to `width` columns with an ellipsis. */
+export function truncate(text: string, width: number): string {
+  if (stringWidth(text) <= width) return text;
+  if (width <= 1) return width === 1 ? "…" : "";
+  let out = "";
+  for (const ch of text) {
+    if (stringWidth(out + ch) > width - 1) break;
+    out += ch;
+  }
+  return `${out}…`;
+}
+
+/**
+ * The segments that fit `width`: short forms first, then the least important segments are
+ * dropped, and the model name is truncated last.
+ */
+export function fitStatus(segments: readonly StatusSegment[], width: number): StatusSegment[] {
+  let current = [...segments];
+  if (stringWidth(join(current)) <= width) return current;
+  current = current.map((s) => s.short ? { ...s, text: s.short } : s);
+  const byDrop = current.filter((s) => s.key !== "model").sort((a, b) => b.drop - a.drop);
+  for (const victim of byDrop) {
+    if (stringWidth(join(current)) <= width) break;
+    current = current.filter((s) => s.key !== victim.key);
+  }
+  if (stringWidth(join(current)) > width) {
+    const rest = current.filter((s) => s.key !== "model");
+    const room = width - (rest.length ? stringWidth(join(rest)) + SEPARATOR.length : 0);
+    if (room < 4) return [{ ...current[0], text: truncate(current[0].text, width) }];
+    current = current.map((s) => s.key === "model" ? { ...s, text: truncate(s.text, room) } : s);
+  }
+  return current;
+}

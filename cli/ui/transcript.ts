@@ -1,0 +1,198 @@
+/**
+ * Turns the agent's event stream into what the screen shows: finished items, printed once into
+ * the scrollback, and a small live tail (the growing answer, the current reasoning, running
+ * tools) that is the only part redrawn.
+ *
+ * @module
+ */
+import type { ApprovalChoice } from "../../core/agent/approval.ts";
+import type { AgentEvent, RunStatus } from "../../core/agent/events.ts";
+import type { ToolCall } from "../../providers/types.ts";
+import type { ToolResult } from "../../tools/types.ts";
+import { splitFinishedBlocks } from "./markdown.ts";
+import { compactionText } from "./panels.ts";
+
+/** Severity of a notice line. */
+export type NoticeLevel = "info" | "warning" | "error";
+
+/** Something finished, printed once. */
+export type Item =
+  | { id: number; kind: "banner"; title: string; lines: string[] }
+  | { id: number; kind: "user"; text: string }
+  | { id: number; kind: "attachments"; labels: string[] }
+  | { id: number; kind: "assistant"; markdown: string }
+  | { id: number; kind: "reasoning"; text: string; durationMs: number; expanded: boolean }
+  | { id: number; kind: "tool"; call: ToolCall; result: ToolResult; durationMs: number }
+  | { id: number; kind: "approval"; summary: string; choice: ApprovalChoice }
+  | { id: number; kind: "notice"; level: NoticeLevel; text: string }
+  | { id: number; kind: "turn_end"; status: RunStatus; detail?: string }
+  | { id: number; kind: "panel"; title: string; lines: string[] };
+
+/** Items as they are created, before they get an id. */
+export type NewItem = Item extends infer T ? T extends Item ? Omit<T, "id"> : never : never;
+
+/** A tool call still running. */
+export interface LiveTool {
+  call: ToolCall;
+  startedAt: number;
+  progress?: string;
+}
+
+/** The part of the screen that is redrawn. */
+export interface LiveState {
+  /** Assistant Markdown not yet committed. */
+  text: string;
+  reasoning: string;
+  reasoningStartedAt?: number;
+  tools: readonly LiveTool[];
+}
+
+const EMPTY_LIVE: LiveState = { text: "", reasoning: "", tools: [] };
+
+/** The transcript: append-only items plus the live tail. Each change makes new arrays. */
+export class Transcript {
+  items: readonly Item[] = [];
+  live: LiveState = EMPTY_LIVE;
+  /** Whether reasoning is printed in full (Ctrl-O) or as one summary line. */
+  expandReasoning = false;
+  #nextId = 1;
+  #lastReasoning?: { text: string; durationMs: number };
+  readonly #approvals = new Map<string, string>();
+
+  /** Appends a finished item. */
+  add(item: NewItem): void {
+    this.items = [...this.items, { ...item, id: this.#nextId++ } as Item];
+  }
+
+  /** Forgets every item (after the screen was cleared); ids keep increasing. */
+  clear(): void {
+    this.items = [];
+    this.live = EMPTY_LIVE;
+    this.#lastReasoning = undefined;
+  }
+
+  /** Toggles full reasoning; turning it on reprints the latest reasoning in full. */
+  toggleReasoning(): void {
+    this.expandReasoning = !this.expandReasoning;
+    if (this.expandReasoning && this.#lastReasoning) {
+      this.add({ kind: "reasoning", ...this.#lastReasoning, expanded: true });
+    }
+  }
+
+  #flushReasoning(now: number): void {
+    if (!this.live.reasoning) return;
+    const durationMs = now - (this.live.reasoningStartedAt ?? now);
+    const text = this.live.reasoning.trim();
+    this.live = { ...this.live, reasoning: "", reasoningStartedAt: undefined };
+    if (!text) return;
+    this.#lastReasoning = { text, durationMs };
+    this.add({ kind: "reasoning", text, durationMs, expanded: this.expandReasoning });
+  }
+
+  #flushText(): void {
+    const text = this.live.text;
+    this.live = { ...this.live, text: "" };
+    if (text.trim()) this.add({ kind: "assistant", markdown: text });
+  }
+
+  /** Commits everything still live (end of a turn). */
+  flush(now: number): void {
+    this.#flushReasoning(now);
+    this.#flushText();
+    if (this.live.tools.length) this.live = { ...this.live, tools: [] };
+  }
+
+  /** Applies one agent event. `now` is a millisecond clock. */
+  apply(event: AgentEvent, now: number): void {
+    switch (event.type) {
+      case "reasoning":
+        if (this.live.text) this.#flushText();
+        this.live = {
+          ...this.live,
+          reasoning: this.live.reasoning + event.text,
+          reasoningStartedAt: this.live.reasoningStartedAt ?? now,
+        };
+        break;
+      case "text": {
+        this.#flushReasoning(now);
+        const { done, rest } = splitFinishedBlocks(this.live.text + event.text);
+        if (done.trim()) this.add({ kind: "assistant", markdown: done });
+        this.live = { ...this.live, text: rest };
+        break;
+      }
+      case "tool_start":
+        this.#flushReasoning(now);
+        this.#flushText();
+        this.live = {
+          ...this.live,
+          tools: [...this.live.tools, { call: event.call, startedAt: now }],
+        };
+        break;
+      case "tool_progress":
+        this.live = {
+          ...this.live,
+          tools: this.live.tools.map((t) =>
+            t.call.id === event.callId ? { ...t, progress: event.message } : t
+          ),
+        };
+        break;
+      case "tool_end":
+        this.live = {
+          ...this.live,
+          tools: this.live.tools.filter((t) => t.call.id !== event.call.id),
+        };
+        this.add({
+          kind: "tool",
+          call: event.call,
+          result: event.result,
+          durationMs: event.durationMs,
+        });
+        break;
+      case "permission":
+        if (!event.allowed && event.decision === "deny") {
+          this.add({
+            kind: "notice",
+            level: "warning",
+            text: `Denied ${event.tool}${event.rule ? ` by ${event.rule}` : ""}${
+              event.reason ? `: ${event.reason}` : ""
+            }`,
+          });
+        }
+        break;
+      case "approval_request":
+        this.#approvals.set(event.request.id, event.request.summary);
+        break;
+      case "approval_answer": {
+        const summary = this.#approvals.get(event.id) ?? "request";
+        this.#approvals.delete(event.id);
+        this.add({ kind: "approval", summary, choice: event.choice });
+        break;
+      }
+      case "compaction":
+        this.add({
+          kind: "notice",
+          level: event.report.phase === "failed" ? "warning" : "info",
+          text: compactionText(event.report),
+        });
+        break;
+      case "notice":
+        this.#flushText();
+        this.add({ kind: "notice", level: event.level, text: event.message });
+        break;
+      case "done":
+        this.flush(now);
+        if (event.status !== "completed") {
+          this.add({
+            kind: "turn_end",
+            status: event.status,
+            ...(event.error ? { detail: event.error.message } : {}),
+          });
+        }
+        break;
+      case "turn_start":
+      case "request_start":
+      case "usage":
+        break;
+    }
+  }
+}

@@ -1,0 +1,254 @@
+import assert from "node:assert/strict";
+import type { Message, ToolSchema } from "../../providers/types.ts";
+import { ContextOverflowError, ProviderError } from "../../providers/errors.ts";
+import {
+  ScriptedProvider,
+  type ScriptedReply,
+  textReply,
+} from "../../tests/support/scripted_provider.ts";
+import type { MaintenanceFailure, ProjectionRecord } from "../store/transcript.ts";
+import { TokenEstimator } from "./estimator.ts";
+import { CompactionRequiredError, ContextManager, type ContextManagerOptions } from "./manager.ts";
+import { BLANKED_RESULT } from "./projection.ts";
+import { PRUNE_MARKER } from "./prune.ts";
+import { COMPACTION_INSTRUCTION, SUMMARY_MAX_TOKENS } from "./summary.ts";
+
+const TOOLS: readonly ToolSchema[] = Object.freeze([
+  { name: "read_file", description: "Reads.", parameters: { type: "object" } },
+]);
+
+const signal = new AbortController().signal;
+
+/** A user turn followed by `rounds` tool rounds of `size` characters each. */
+function conversation(turns: number, rounds: number, size: number): Message[] {
+  const out: Message[] = [];
+  let id = 0;
+  for (let t = 0; t < turns; t++) {
+    out.push({ role: "user", content: `request ${t} ${"u".repeat(40)}` });
+    for (let r = 0; r < rounds; r++) {
+      const callId = `c${id++}`;
+      out.push({
+        role: "assistant",
+        content: `step ${t}.${r}`,
+        toolCalls: [{ id: callId, name: "read_file", arguments: '{"path":"a"}' }],
+      });
+      out.push({ role: "tool", toolCallId: callId, name: "read_file", content: "r".repeat(size) });
+    }
+    out.push({ role: "assistant", content: `answer ${t}` });
+  }
+  return out;
+}
+
+function manager(script: ScriptedReply[], extra: Partial<ContextManagerOptions> = {}) {
+  const provider = new ScriptedProvider(script);
+  const projections: ProjectionRecord[] = [];
+  const failures: MaintenanceFailure[] = [];
+  const cm = new ContextManager({
+    provider,
+    model: "m",
+    system: "system prompt",
+    tools: TOOLS,
+    contextWindow: 20_000,
+    compactRatio: 0.8,
+    estimator: new TokenEstimator(),
+    persist: { projection: (p) => projections.push(p), failure: (f) => failures.push(f) },
+    ...extra,
+  });
+  return { cm, provider, projections, failures };
+}
+
+Deno.test("below the trigger the view is the canonical history and nothing is written", async () => {
+  const { cm, provider, projections } = manager([]);
+  const canonical = conversation(2, 1, 100);
+  const prepared = await cm.prepare(canonical, { signal });
+  assert.equal(cm.triggerTokens, 16_000);
+  prepared.messages.forEach((m, i) => assert.equal(m, canonical[i]));
+  assert.equal(provider.requests.length, 0);
+  assert.equal(projections.length, 0);
+  assert.deepEqual(prepared.reports, []);
+});
+
+Deno.test("crossing the trigger prunes long tool results first, without a model call", async () => {
+  const { cm, provider, projections } = manager([]);
+  const canonical = [...conversation(1, 2, 9000), ...conversation(10, 1, 4000)];
+  const prepared = await cm.prepare(canonical, { signal });
+  assert.equal(provider.requests.length, 0);
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["pruned"]);
+  assert.deepEqual(projections.at(-1)?.pruned, [2, 4]);
+  assert.ok(cm.estimate(canonical) >= cm.triggerTokens);
+  const pruned = prepared.messages[2];
+  assert.match(pruned.content, new RegExp(PRUNE_MARKER.replace(/[[\].]/g, "\\$&")));
+  assert.equal(Array.from(pruned.content).length, 4096 + 1024 + PRUNE_MARKER.length + 2);
+  assert.equal(canonical[2].content.length, 9000, "the canonical message is never rewritten");
+  assert.ok(cm.estimate(prepared.messages) < cm.triggerTokens);
+  // The next view reuses the same derived objects: the prefix stays byte-identical.
+  const again = await cm.prepare([...canonical, { role: "user", content: "more" }], { signal });
+  prepared.messages.forEach((m, i) => assert.equal(again.messages[i], m));
+});
+
+Deno.test("a summary replaces the old prefix, keeps 16% verbatim and reuses the live prefix", async () => {
+  const { cm, provider, projections } = manager([textReply("SUMMARY of the old work")], {
+    contextWindow: 60_000,
+  });
+  const canonical = conversation(40, 1, 4500);
+  assert.ok(cm.estimate(canonical) >= cm.triggerTokens);
+  const live = cm.view(canonical);
+  const prepared = await cm.prepare(canonical, { signal });
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["summarized"]);
+
+  const req = provider.requests[0];
+  assert.equal(req.system, "system prompt");
+  assert.equal(req.tools, TOOLS, "the summary request sends the same tool schemas");
+  assert.equal(req.maxOutputTokens, SUMMARY_MAX_TOKENS);
+  const prefix = req.messages.slice(0, -1);
+  prefix.forEach((m, i) => assert.equal(m, live[i], `summary message ${i} is the live one`));
+  assert.equal(req.messages.at(-1)?.content, COMPACTION_INSTRUCTION);
+
+  const record = projections.at(-1)!;
+  assert.equal(record.summary, "SUMMARY of the old work");
+  assert.equal(record.summarizedUpTo, prefix.length);
+  assert.notEqual(canonical[record.summarizedUpTo].role, "tool", "a tool group is never split");
+  const kept = canonical.slice(record.summarizedUpTo);
+  const keptTokens = kept.reduce((n, m) => n + new TokenEstimator().message(m), 0);
+  const unit = 1400; // one user turn with its tool round, in tokens, roughly
+  assert.ok(keptTokens <= 0.16 * 60_000, `kept ${keptTokens} tokens`);
+  assert.ok(keptTokens >= 0.16 * 60_000 - unit, `kept ${keptTokens} tokens`);
+  assert.match(prepared.messages[0].content, /^<checkpoint generation="1">/);
+  assert.ok(cm.estimate(prepared.messages) < cm.triggerTokens);
+});
+
+Deno.test("the next threshold merges the previous summary and new history into one digest", async () => {
+  const { cm, provider } = manager([textReply("FIRST"), textReply("SECOND")]);
+  const canonical = conversation(14, 1, 4500);
+  await cm.prepare(canonical, { signal });
+  const grown = [...canonical, ...conversation(14, 1, 4500)];
+  await cm.prepare(grown, { signal });
+  const second = provider.requests[1];
+  assert.match(second.messages[0].content, /<checkpoint generation="1">[\s\S]*FIRST/);
+  assert.equal(cm.projection.summary, "SECOND");
+  assert.equal(cm.projection.generation, 2);
+});
+
+Deno.test("a summary that is not smaller is refused and the same generation is not retried", async () => {
+  const { cm, provider, projections, failures } = manager([textReply("x".repeat(60_000))]);
+  const canonical = conversation(14, 1, 4500);
+  const before = cm.view(canonical);
+  const prepared = await cm.prepare(canonical, { signal });
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["failed"]);
+  assert.match(prepared.reports[0].reason!, /not smaller/);
+  assert.equal(projections.length, 0, "no digest is forged");
+  assert.equal(failures.length, 1);
+  prepared.messages.forEach((m, i) => assert.equal(m, before[i]));
+  // Paused: the same view does not pay for another summary.
+  await cm.prepare(canonical, { signal });
+  assert.equal(provider.requests.length, 1);
+});
+
+Deno.test("errors, empty output and the token cap never forge a digest", async () => {
+  for (
+    const reply of [
+      { chunks: [], error: new ProviderError("provider_server", "503", { status: 503 }) },
+      textReply("   "),
+      {
+        chunks: [{ type: "text" as const, text: "half" }, {
+          type: "done" as const,
+          finishReason: "length" as const,
+        }],
+      },
+    ]
+  ) {
+    const { cm, projections } = manager([reply]);
+    const prepared = await cm.prepare(conversation(14, 1, 4500), { signal });
+    assert.equal(prepared.reports.at(-1)?.phase, "failed");
+    assert.equal(projections.length, 0);
+  }
+});
+
+Deno.test("at the hard limit a failed summary falls back to the truncate projection", async () => {
+  const { cm, projections } = manager([textReply("")]);
+  const canonical = conversation(30, 1, 2500);
+  assert.ok(cm.estimate(canonical) >= cm.hardLimit);
+  const prepared = await cm.prepare(canonical, { signal });
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["failed", "truncated"]);
+  const record = projections.at(-1)!;
+  assert.ok(record.truncated);
+  assert.ok(cm.estimate(prepared.messages) < cm.triggerTokens);
+  assert.ok(prepared.messages.some((m) => m.content === BLANKED_RESULT));
+  assert.equal(prepared.messages.at(-1), canonical.at(-1));
+  // The current request survives.
+  const lastUser = canonical.findLast((m) => m.role === "user")!;
+  assert.ok(prepared.messages.some((m) => m.content.endsWith(lastUser.content)));
+});
+
+Deno.test("when even truncation cannot fit, compaction is required", async () => {
+  const { cm } = manager([textReply("")]);
+  const huge: Message[] = [{ role: "user", content: "u".repeat(100_000) }];
+  await assert.rejects(() => cm.prepare(huge, { signal }), CompactionRequiredError);
+});
+
+Deno.test("overflow rescue folds completed rounds of the current turn, keeping the last two", async () => {
+  const { cm, provider, projections } = manager([textReply("folded")], { contextWindow: 100_000 });
+  const canonical = conversation(1, 6, 200);
+  const prepared = await cm.rescueOverflow(canonical, {
+    signal,
+    turnStart: 0,
+    statedPromptTokens: 150_000,
+  });
+  assert.equal(provider.requests.length, 1);
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["summarized"]);
+  const rounds = canonical.map((m, i) => (m.role === "assistant" ? i : -1)).filter((i) => i >= 0);
+  // Six tool rounds and the final answer: the last two rounds stay verbatim.
+  assert.equal(projections.at(-1)!.summarizedUpTo, rounds[rounds.length - 2]);
+  assert.ok(cm.estimate(prepared.messages) > 0);
+});
+
+Deno.test("a summary request the provider rejects is re-planned smaller, then sent bounded", async () => {
+  const overflow = () => ({
+    chunks: [],
+    error: new ContextOverflowError("prompt is too long: 9999 tokens"),
+  });
+  const { cm, provider } = manager([
+    overflow(),
+    overflow(),
+    overflow(),
+    textReply("bounded summary"),
+  ]);
+  const canonical = conversation(14, 1, 4500);
+  const prepared = await cm.prepare(canonical, { signal });
+  assert.equal(provider.requests.length, 4);
+  const sizes = provider.requests.slice(0, 3).map((r) => r.messages.length);
+  assert.ok(sizes[0] > sizes[1] && sizes[1] > sizes[2], `prefixes shrink: ${sizes}`);
+  const last = provider.requests[3];
+  assert.deepEqual(last.tools, [], "the bounded form carries no tool schemas");
+  assert.match(last.messages[0].content, /^<transcript>/);
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["summarized"]);
+});
+
+Deno.test("manual compaction summarizes everything, even below the trigger", async () => {
+  const { cm } = manager([textReply("all of it")]);
+  const canonical = conversation(2, 1, 100);
+  const prepared = await cm.compactNow(canonical, { signal });
+  assert.equal(cm.projection.summarizedUpTo, canonical.length);
+  assert.equal(prepared.messages.length, 1);
+  // The next user message folds into the checkpoint message.
+  const next = cm.view([...canonical, { role: "user", content: "continue" }]);
+  assert.equal(next.length, 1);
+  assert.match(next[0].content, /all of it[\s\S]*continue$/);
+});
+
+Deno.test("maintenance is single-flight", async () => {
+  const { cm, provider } = manager([{ ...textReply("S"), delayMs: 20 }]);
+  const canonical = conversation(14, 1, 4500);
+  await Promise.all([cm.prepare(canonical, { signal }), cm.prepare(canonical, { signal })]);
+  assert.equal(provider.requests.length, 1);
+});
+
+Deno.test("a restored projection is applied as is on resume", () => {
+  const canonical = conversation(3, 1, 100);
+  const { cm } = manager([], {
+    projection: { generation: 4, summarizedUpTo: 4, summary: "restored", pruned: [] },
+  });
+  const view = cm.view(canonical);
+  assert.match(view[0].content, /generation="4"[\s\S]*restored[\s\S]*request 1/);
+  assert.equal(view.length, canonical.length - 4);
+});

@@ -1,0 +1,137 @@
+/**
+ * The `memory`, `remember` and `forget` tools over a `FactStore`.
+ *
+ * Approval (spec §3.6): the controller that owns the project store may save a new fact
+ * without asking only when it is create-only, bounded, non-sensitive and a project or
+ * reference fact of this project; such a call declares itself read-only to the permission
+ * layer, so it falls back to allow (an explicit `deny` still wins). Every other memory
+ * write goes through the preset like any writer.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool } from "../../tools/define.ts";
+import type { Tool, ToolAccess } from "../../tools/types.ts";
+import { type FactStore, MemoryError } from "./facts.ts";
+import { factLine, rankFacts } from "./recall.ts";
+
+/** Longest fact saved without asking. */
+export const UNASKED_FACT_MAX_CHARS = 600;
+
+const SENSITIVE = [
+  /(?:api[_-]?key|secret|passw(?:or)?d|passwd|token|bearer|credential|private[_-]?key)\s*[:=]/i,
+  /\bsk-[A-Za-z0-9_-]{16,}/,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+  /\bAKIA[0-9A-Z]{16}\b/,
+  /\bgh[pousr]_[A-Za-z0-9]{30,}/,
+  /\bxox[abpr]-[A-Za-z0-9-]{10,}/,
+];
+
+/** Whether text looks like it holds a secret. */
+export function looksSensitive(text: string): boolean {
+  return SENSITIVE.some((pattern) => pattern.test(text));
+}
+
+const TYPE = z.enum(["user", "feedback", "project", "reference"]);
+const SCOPE = z.enum(["project", "global"]);
+
+function failure(error: unknown) {
+  if (error instanceof MemoryError) return { content: error.message, isError: true };
+  throw error;
+}
+
+/** The three memory tools. `owner` is false for controllers that don't own the store. */
+export function memoryTools(store: FactStore, opts: { owner: boolean }): Tool[] {
+  const memory = defineTool({
+    name: "memory",
+    description:
+      "Search remembered facts (this project's and global ones): user preferences, feedback, " +
+      "project facts and references saved in earlier sessions. Returns id, revision, scope, " +
+      "type, date and text.",
+    input: z.object({
+      query: z.string().min(1).describe("What to look for."),
+      limit: z.number().int().min(1).max(50).optional().describe("Most facts, default 10."),
+    }),
+    readOnly: true,
+    access: () => ({ rule: "Memory" }),
+    async run(args) {
+      const ranked = rankFacts(await store.list(), args.query).slice(0, args.limit ?? 10);
+      if (ranked.length === 0) return { content: `No remembered fact matches "${args.query}".` };
+      return { content: ranked.map((s) => factLine(s.fact)).join("\n") };
+    },
+  });
+
+  const rememberInput = z.object({
+    text: z.string().min(1).max(4000).describe("The fact, self-contained and durable."),
+    type: TYPE.describe(
+      "user: who the user is or prefers; feedback: how they want you to work; project: facts " +
+        "about this codebase; reference: where to find things.",
+    ),
+    scope: SCOPE.describe("project (default choice) or global (true in every project)."),
+    id: z.string().optional().describe("To update an existing fact: its id."),
+    revision: z.number().int().min(1).optional().describe("With id: the revision you read."),
+  });
+  const remember = defineTool({
+    name: "remember",
+    description:
+      "Save a durable fact for future sessions, or update one (pass id and the revision you " +
+      "read; a stale revision is refused). Never store secrets.",
+    input: rememberInput,
+    readOnly: false,
+    access(args): ToolAccess {
+      const unasked = opts.owner && args.id === undefined && args.scope === "project" &&
+        (args.type === "project" || args.type === "reference") &&
+        args.text.length <= UNASKED_FACT_MAX_CHARS && !looksSensitive(args.text);
+      return { rule: "Memory", readOnly: unasked };
+    },
+    async run(args) {
+      if (looksSensitive(args.text)) {
+        return {
+          content:
+            "Refused: the fact looks like it contains a secret. Memory never stores secrets.",
+          isError: true,
+        };
+      }
+      try {
+        if (args.id === undefined) {
+          const fact = await store.create({ text: args.text, type: args.type, scope: args.scope });
+          return { content: `Remembered ${fact.id} (revision 1, ${fact.scope}/${fact.type}).` };
+        }
+        if (args.revision === undefined) {
+          return {
+            content: "To update a fact, pass the revision you read with its id.",
+            isError: true,
+          };
+        }
+        const fact = await store.update(args.id, args.revision, {
+          text: args.text,
+          type: args.type,
+        });
+        return { content: `Updated ${fact.id} to revision ${fact.revision}.` };
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  });
+
+  const forget = defineTool({
+    name: "forget",
+    description: "Archive a remembered fact that is wrong or obsolete (recoverable by the user).",
+    input: z.object({
+      id: z.string().describe("The fact's id."),
+      revision: z.number().int().min(1).describe("The revision you read."),
+    }),
+    readOnly: false,
+    access: () => ({ rule: "Memory" }),
+    async run(args) {
+      try {
+        const fact = await store.archive(args.id, args.revision);
+        return { content: `Archived ${fact.id} at revision ${fact.revision}.` };
+      } catch (error) {
+        return failure(error);
+      }
+    },
+  });
+
+  return [memory as Tool, remember as Tool, forget as Tool];
+}

@@ -1,0 +1,298 @@
+/**
+ * The permission gate: the `ToolGate` every tool call passes before it runs. It resolves the
+ * paths a call declares, applies `forbid_read` and write confinement, asks the policy, and —
+ * when the policy says `ask` — an `ApprovalBroker` if there is one. Without a broker
+ * (headless runs, subagents) anything that needs approval fails closed with a reason that
+ * names what would allow it. Every decision is reported as a `permission` event.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import type { ApprovalBroker, ApprovalChoice, ApprovalRequest } from "../agent/approval.ts";
+import type { AgentEvent, PermissionDecision } from "../agent/events.ts";
+import type { GateDecision, ToolGate } from "../agent/tool_exec.ts";
+import type { Tool, ToolAccess } from "../../tools/types.ts";
+import { canonicalPath, type WriteScope } from "./confine.ts";
+import {
+  denyMessage,
+  describeCall,
+  headlessAskMessage,
+  headlessScopeMessage,
+  shownPath,
+  userDeniedMessage,
+} from "./messages.ts";
+import type { Policy, PolicyCall, Verdict } from "./policy.ts";
+import { isWithin } from "../../tools/paths.ts";
+
+/** A `permission` event without its `type`: one decision, as `run --json` lists it. */
+export type PermissionRecord = Omit<Extract<AgentEvent, { type: "permission" }>, "type">;
+
+/** Options of {@linkcode PermissionGate}. */
+export interface PermissionGateOptions {
+  policy: Policy;
+  scope: WriteScope;
+  /** Canonical workspace root; relative paths in `access` resolve against it. */
+  workspaceRoot: string;
+  /** Whether `bash` runs inside an OS sandbox that honours extra write roots. */
+  shellSandboxed: boolean;
+  /** Asks a human; absent in headless runs and subagents, which then fail closed. */
+  broker?: ApprovalBroker;
+}
+
+type Emit = (event: AgentEvent) => void;
+
+/** Implements `ToolGate` over a {@linkcode Policy}, session grants and an optional broker. */
+export class PermissionGate implements ToolGate {
+  readonly #opts: PermissionGateOptions;
+  readonly #listeners = new Set<Emit>();
+  /** "Allow for this session" grants, in memory only: never written to any file. */
+  readonly #commands = new Set<string>();
+  readonly #dirs = new Set<string>();
+  readonly #names = new Set<string>();
+  #requests = 0;
+
+  constructor(opts: PermissionGateOptions) {
+    this.#opts = opts;
+  }
+
+  /**
+   * A gate for headless work inside this session (subagents): same policy, write scope and
+   * session grants, but no broker, so anything that needs a person fails closed.
+   */
+  headless(): PermissionGate {
+    const gate = new PermissionGate({ ...this.#opts, broker: undefined });
+    for (const c of this.#commands) gate.#commands.add(c);
+    for (const d of this.#dirs) gate.#dirs.add(d);
+    for (const n of this.#names) gate.#names.add(n);
+    return gate;
+  }
+
+  /** The active preset's name. */
+  get preset(): string {
+    return this.#opts.policy.preset.name;
+  }
+
+  /** Receives every event the gate emits, besides each call's own `emit`. */
+  subscribe(listener: Emit): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async check(
+    tool: Tool,
+    _args: unknown,
+    access: ToolAccess,
+    opts: { signal: AbortSignal; callId: string; emit(event: AgentEvent): void },
+  ): Promise<GateDecision> {
+    const { policy, scope, workspaceRoot: root } = this.#opts;
+    const preset = policy.preset;
+    const emit: Emit = (event) => {
+      opts.emit(event);
+      for (const listener of this.#listeners) listener(event);
+    };
+    const finish = (
+      decision: PermissionDecision,
+      allowed: boolean,
+      rule: string | undefined,
+      reason?: string,
+    ): GateDecision => {
+      emit({
+        type: "permission",
+        callId: opts.callId,
+        tool: tool.name,
+        decision,
+        allowed,
+        ...(rule ? { rule } : {}),
+        preset: preset.name,
+        ...(reason ? { reason } : {}),
+      });
+      return allowed ? { allow: true } : { allow: false, reason: reason ?? "Permission denied." };
+    };
+
+    scope.clearOnce();
+    const family = access.rule ?? tool.name;
+    const readOnly = access.readOnly ?? tool.readOnly;
+    let call: PolicyCall;
+    let extraDirs: string[];
+    try {
+      const canon = (paths: readonly string[] | undefined) =>
+        Promise.all((paths ?? []).map((p) => canonicalPath(p, root)));
+      call = {
+        tool: tool.name,
+        family,
+        readOnly,
+        command: access.command,
+        reads: await canon(access.reads),
+        writes: await canon(access.writes),
+      };
+      extraDirs = await canon(access.extraWriteDirs?.dirs);
+    } catch (error) {
+      return finish(
+        "deny",
+        false,
+        undefined,
+        `Permission denied: cannot resolve the paths of ${tool.name} (${
+          (error as Error).message
+        }), so confinement cannot be checked.`,
+      );
+    }
+
+    const recursive = family !== "Read";
+    for (const path of call.reads) {
+      const by = scope.forbiddenBy(path, recursive);
+      if (by) {
+        return finish("deny", false, "[sandbox].forbid_read", forbidMessage(call, path, by, root));
+      }
+    }
+    for (const path of call.writes) {
+      const by = scope.forbiddenBy(path, false);
+      if (by) {
+        return finish("deny", false, "[sandbox].forbid_read", forbidMessage(call, path, by, root));
+      }
+    }
+
+    const verdict = policy.decide(call);
+    if (verdict.decision === "deny") {
+      return finish("deny", false, verdict.rule, denyMessage(verdict, call, preset, root));
+    }
+    let decision: PermissionDecision = verdict.decision;
+    let rule = verdict.rule;
+    if (decision === "ask") {
+      const grant = this.#granted(call, verdict);
+      if (grant) {
+        decision = "allow";
+        rule = `session grant: ${grant}`;
+      }
+    }
+
+    // Write confinement: file writers must stay in the writable roots; bash may ask for more.
+    const outsideFiles = preset.confineWrites
+      ? call.writes.filter((w) => !scope.allowsWrite(w))
+      : [];
+    const bashDirs = this.#opts.shellSandboxed && call.command !== undefined
+      ? extraDirs.filter((d) => !scope.allowsWrite(d))
+      : [];
+    if (bashDirs.length && preset.strict) {
+      return finish(
+        "deny",
+        false,
+        `${preset.name} mode`,
+        `Permission denied: the ${preset.name} permission mode cannot extend the write scope ` +
+          `(additional_write_dirs ${bashDirs.join(", ")}); run the command without them.`,
+      );
+    }
+    const scopeDirs = [...new Set([...outsideFiles.map((f) => dirname(f)), ...bashDirs])];
+    if (scopeDirs.length) {
+      const broker = this.#opts.broker;
+      if (!broker) {
+        return finish(
+          "ask",
+          false,
+          rule,
+          headlessScopeMessage(call, scopeDirs, scope.roots(), root),
+        );
+      }
+      const justification = access.extraWriteDirs?.justification?.trim();
+      const choice = await this.#ask(broker, emit, opts.signal, {
+        kind: "write_scope",
+        tool: tool.name,
+        summary: `${describeCall(call, root)} wants to write outside the writable roots: ${
+          scopeDirs.join(", ")
+        }`,
+        detail: [
+          justification ? `Justification: ${justification}` : "",
+          call.command !== undefined ? `Command: ${call.command}` : "",
+          `Writable roots now: ${scope.roots().join(", ")}`,
+        ].filter(Boolean).join("\n"),
+        sessionScope: `write access to ${scopeDirs.join(", ")} for this session`,
+      });
+      if (choice === "deny") {
+        return finish("ask", false, rule, userDeniedMessage(call, root));
+      }
+      for (const dir of scopeDirs) {
+        if (choice === "session") scope.grantSession(dir);
+        else if (bashDirs.includes(dir)) scope.grantOnce(dir);
+      }
+      // One prompt covers both: whoever approved the wider scope saw the call.
+      return finish("ask", true, rule ?? "write scope approved");
+    }
+
+    if (decision === "allow") return finish(verdict.decision, true, rule);
+
+    const broker = this.#opts.broker;
+    if (!broker) {
+      return finish("ask", false, rule, headlessAskMessage(verdict, call, preset, root));
+    }
+    const sessionScope = this.#sessionScope(call, verdict);
+    const choice = await this.#ask(broker, emit, opts.signal, {
+      kind: "tool",
+      tool: tool.name,
+      summary: describeCall(call, root),
+      detail: [
+        call.command !== undefined ? call.command : "",
+        rule ? `Policy: ${rule}` : "",
+        verdict.note ?? "",
+      ].filter(Boolean).join("\n"),
+      sessionScope: sessionScope.label,
+    });
+    if (choice === "deny") return finish("ask", false, rule, userDeniedMessage(call, root));
+    if (choice === "session") sessionScope.grant();
+    return finish("ask", true, rule);
+  }
+
+  async #ask(
+    broker: ApprovalBroker,
+    emit: Emit,
+    signal: AbortSignal,
+    req: Omit<ApprovalRequest, "id">,
+  ): Promise<ApprovalChoice> {
+    const request: ApprovalRequest = { id: `approval-${++this.#requests}`, ...req };
+    emit({ type: "approval_request", request });
+    const choice = await broker.request(request, { signal });
+    emit({ type: "approval_answer", id: request.id, choice });
+    return choice;
+  }
+
+  /** What "allow for this session" binds to for this call. */
+  #sessionScope(call: PolicyCall, verdict: Verdict): { label: string; grant(): void } {
+    const root = this.#opts.workspaceRoot;
+    if (call.command !== undefined) {
+      const command = call.command.trim();
+      return {
+        label: `this exact command: ${command}`,
+        grant: () => this.#commands.add(command),
+      };
+    }
+    if (verdict.kind === "edit" && call.writes.length) {
+      const dirs = [...new Set(call.writes.map((w) => dirname(w)))];
+      return {
+        label: `edits under ${dirs.map((d) => shownPath(d, root)).join(", ")}`,
+        grant: () => dirs.forEach((d) => this.#dirs.add(d)),
+      };
+    }
+    return {
+      label: `every call of ${call.family}`,
+      grant: () => this.#names.add(call.family),
+    };
+  }
+
+  /** The session grant that covers an `ask`, if any. */
+  #granted(call: PolicyCall, verdict: Verdict): string | undefined {
+    if (call.command !== undefined) {
+      return this.#commands.has(call.command.trim()) ? `command ${call.command.trim()}` : undefined;
+    }
+    if (verdict.kind === "edit" && call.writes.length) {
+      const dirs = [...this.#dirs];
+      const ok = call.writes.every((w) => dirs.some((d) => isWithin(d, w)));
+      return ok ? `edits under ${dirs.join(", ")}` : undefined;
+    }
+    return this.#names.has(call.family) ? call.family : undefined;
+  }
+}
+
+function forbidMessage(call: PolicyCall, path: string, by: string, root: string): string {
+  return `Permission denied: ${call.tool} would access ${shownPath(path, root)}, and ${by} is ` +
+    `in [sandbox].forbid_read${
+      path === by || isWithin(by, path) ? "" : " (it lies inside the directory searched)"
+    }. Choose a path that does not include it.`;
+}

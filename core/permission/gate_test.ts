@@ -1,0 +1,312 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { ApprovalBroker, ApprovalChoice, ApprovalRequest } from "../agent/approval.ts";
+import type { AgentEvent } from "../agent/events.ts";
+import type { Tool, ToolAccess } from "../../tools/types.ts";
+import { WriteScope } from "./confine.ts";
+import { PermissionGate } from "./gate.ts";
+import { Policy } from "./policy.ts";
+import { findPreset, type PresetName } from "./presets.ts";
+import { parseRule } from "./rules.ts";
+
+/** A broker that answers from a script and records what it was asked. */
+class ScriptedBroker implements ApprovalBroker {
+  readonly asked: ApprovalRequest[] = [];
+  constructor(readonly answers: ApprovalChoice[]) {}
+  request(req: ApprovalRequest): Promise<ApprovalChoice> {
+    this.asked.push(req);
+    const answer = this.answers.shift();
+    if (!answer) throw new Error(`unexpected approval request: ${req.summary}`);
+    return Promise.resolve(answer);
+  }
+}
+
+function tool(name: string, readOnly: boolean): Tool {
+  return {
+    name,
+    description: name,
+    schema: { type: "object" },
+    readOnly,
+    execute: () => Promise.resolve({ content: "ran" }),
+  };
+}
+const BASH = tool("bash", false);
+const EDIT = tool("edit_file", false);
+const GREP = tool("grep", true);
+
+interface Setup {
+  base: string;
+  ws: string;
+  out: string;
+  gate: PermissionGate;
+  scope: WriteScope;
+  events: AgentEvent[];
+  check(t: Tool, access: ToolAccess): Promise<{ allow: boolean; reason?: string }>;
+}
+
+async function setup(
+  mode: PresetName,
+  opts: { broker?: ApprovalBroker; allow?: string[]; deny?: string[]; forbid?: string[] } = {},
+): Promise<Setup> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-gate-" }));
+  const ws = join(base, "ws");
+  const out = join(base, "outside");
+  await Deno.mkdir(join(ws, "src"), { recursive: true });
+  await Deno.mkdir(out);
+  await Deno.symlink(out, join(ws, "link"));
+  const scope = new WriteScope([ws], (opts.forbid ?? []).map((f) => join(base, f)));
+  const preset = findPreset(mode)!;
+  const gate = new PermissionGate({
+    policy: new Policy({
+      preset,
+      rules: {
+        allow: (opts.allow ?? []).map((r) => parseRule(r)),
+        ask: [],
+        deny: (opts.deny ?? []).map((r) => parseRule(r)),
+      },
+      workspaceRoot: ws,
+      shellSandbox: true,
+    }),
+    scope,
+    workspaceRoot: ws,
+    shellSandboxed: preset.sandbox !== "none",
+    broker: opts.broker,
+  });
+  const events: AgentEvent[] = [];
+  let n = 0;
+  return {
+    base,
+    ws,
+    out,
+    gate,
+    scope,
+    events,
+    check: (t, access) =>
+      gate.check(t, {}, access, {
+        signal: new AbortController().signal,
+        callId: `call_${++n}`,
+        emit: (e) => events.push(e),
+      }),
+  };
+}
+
+function permissions(events: AgentEvent[]) {
+  return events.filter((e) => e.type === "permission") as Extract<
+    AgentEvent,
+    { type: "permission" }
+  >[];
+}
+
+Deno.test("headless ask fails closed and names the flag or rule that would allow it", async () => {
+  const s = await setup("ask");
+  try {
+    const bash = await s.check(BASH, { rule: "Bash", command: "npm test -- --watch=false" });
+    assert.equal(bash.allow, false);
+    assert.match(bash.reason!, /--allow "Bash\(npm test:\*\)"/);
+    assert.match(bash.reason!, /--permission-mode auto/);
+    const edit = await s.check(EDIT, { rule: "Edit", writes: ["src/a.ts"] });
+    assert.match(edit.reason!, /--allow "Edit\(src\/\*\*\)"/);
+    assert.match(edit.reason!, /--permission-mode accept-edits/);
+    const compound = await s.check(BASH, { rule: "Bash", command: "git status && rm x" });
+    assert.match(compound.reason!, /--allow "Bash\(git status:\*\)" --allow "Bash\(rm:\*\)"/);
+    assert.deepEqual(
+      permissions(s.events).map((e) => [e.tool, e.decision, e.allowed, e.preset, e.rule]),
+      [
+        ["bash", "ask", false, "ask", "ask mode"],
+        ["edit_file", "ask", false, "ask", "ask mode"],
+        ["bash", "ask", false, "ask", "ask mode"],
+      ],
+    );
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("every decision is an event, readers included, and subscribers see it too", async () => {
+  const s = await setup("ask", { allow: ["Bash(git status:*)"] });
+  const seen: AgentEvent[] = [];
+  const stop = s.gate.subscribe((e) => seen.push(e));
+  try {
+    assert.equal((await s.check(GREP, { rule: "Grep", reads: ["."] })).allow, true);
+    assert.equal((await s.check(BASH, { rule: "Bash", command: "git status" })).allow, true);
+    stop();
+    await s.check(GREP, { rule: "Grep", reads: ["src"] });
+    assert.deepEqual(
+      permissions(s.events).map((e) => [e.decision, e.allowed, e.rule]),
+      [["allow", true, "read-only tool"], ["allow", true, "Bash(git status:*)"], [
+        "allow",
+        true,
+        "read-only tool",
+      ]],
+    );
+    assert.equal(seen.length, 2);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("deny rules refuse with the rule named, even in yolo", async () => {
+  const s = await setup("yolo", { deny: ["Bash(git push:*)"] });
+  try {
+    const r = await s.check(BASH, { rule: "Bash", command: "git add . && git push --force" });
+    assert.equal(r.allow, false);
+    assert.match(r.reason!, /deny rule "Bash\(git push:\*\)"/);
+    assert.equal(permissions(s.events)[0].decision, "deny");
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("allow once asks again; allow for the session binds to the exact command", async () => {
+  const broker = new ScriptedBroker(["once", "session", "deny"]);
+  const s = await setup("ask", { broker });
+  try {
+    assert.equal((await s.check(BASH, { rule: "Bash", command: "npm test" })).allow, true);
+    assert.equal((await s.check(BASH, { rule: "Bash", command: "npm test" })).allow, true);
+    assert.equal((await s.check(BASH, { rule: "Bash", command: " npm test " })).allow, true);
+    const other = await s.check(BASH, { rule: "Bash", command: "npm test; rm x" });
+    assert.equal(other.allow, false);
+    assert.match(other.reason!, /The user denied/);
+    assert.equal(broker.asked.length, 3);
+    assert.equal(broker.asked[1].sessionScope, "this exact command: npm test");
+    assert.equal(permissions(s.events)[2].rule, "session grant: command npm test");
+    const kinds = s.events.map((e) => e.type);
+    assert.deepEqual(kinds.slice(0, 3), ["approval_request", "approval_answer", "permission"]);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("an edit approved for the session covers its directory only", async () => {
+  const broker = new ScriptedBroker(["session", "once"]);
+  const s = await setup("ask", { broker });
+  try {
+    await Deno.writeTextFile(join(s.ws, "reasonix.toml"), "# project\n");
+    assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["src/a.ts"] })).allow, true);
+    assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["src/deep/b.ts"] })).allow, true);
+    assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["README.md"] })).allow, true);
+    assert.equal(broker.asked.length, 2);
+    assert.equal(broker.asked[0].sessionScope, "edits under src");
+    // Session grants live in memory: the project config is untouched.
+    assert.equal(await Deno.readTextFile(join(s.ws, "reasonix.toml")), "# project\n");
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("writes outside the roots ask to extend the write scope; headless fails closed", async () => {
+  const s = await setup("accept-edits");
+  try {
+    for (const path of ["../outside/a", "link/b", "/proc/self/root" + "/etc/hostname"]) {
+      const r = await s.check(EDIT, { rule: "Edit", writes: [path] });
+      assert.equal(r.allow, false, path);
+      if (path.startsWith("/proc/") && /cannot resolve the paths/.test(r.reason!)) continue;
+      assert.match(r.reason!, /outside the writable roots/, path);
+      assert.match(r.reason!, /\[sandbox\]\.allow_write/, path);
+    }
+    assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["src/ok.ts"] })).allow, true);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("a write-scope grant for the session makes the directory writable", async () => {
+  const broker = new ScriptedBroker(["session"]);
+  const s = await setup("accept-edits", { broker });
+  try {
+    assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["../outside/a"] })).allow, true);
+    assert.equal(broker.asked[0].kind, "write_scope");
+    assert.ok(s.scope.allowsWrite(join(s.out, "b")));
+    assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["link/c"] })).allow, true);
+    assert.equal(broker.asked.length, 1);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("bash additional_write_dirs go through approval and become one-time grants", async () => {
+  const broker = new ScriptedBroker(["once"]);
+  const s = await setup("auto", { broker });
+  try {
+    const cache = join(s.base, "cache");
+    const r = await s.check(BASH, {
+      rule: "Bash",
+      command: "make",
+      extraWriteDirs: { dirs: [cache], justification: "build cache" },
+    });
+    assert.equal(r.allow, true);
+    assert.match(broker.asked[0].detail!, /Justification: build cache/);
+    assert.ok(s.scope.takeOnce(cache));
+    const headless = await setup("auto");
+    try {
+      const refused = await headless.check(BASH, {
+        rule: "Bash",
+        command: "make",
+        extraWriteDirs: { dirs: [cache], justification: "build cache" },
+      });
+      assert.equal(refused.allow, false);
+      assert.match(refused.reason!, /allow_write/);
+    } finally {
+      await Deno.remove(headless.base, { recursive: true });
+    }
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("read-only mode refuses writers and additional write dirs", async () => {
+  const s = await setup("read-only", { allow: ["Edit"] });
+  try {
+    const edit = await s.check(EDIT, { rule: "Edit", writes: ["src/a.ts"] });
+    assert.match(edit.reason!, /read-only permission mode never runs writers/);
+    const bash = await s.check(BASH, {
+      rule: "Bash",
+      command: "ls",
+      extraWriteDirs: { dirs: ["/tmp/x"], justification: "x" },
+    });
+    assert.equal(bash.allow, false);
+    assert.equal((await s.check(BASH, { rule: "Bash", command: "ls" })).allow, true);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("forbid_read blocks reads of the path and searches of a parent", async () => {
+  const s = await setup("yolo", { forbid: ["ws/secrets"] });
+  try {
+    await Deno.mkdir(join(s.ws, "secrets"));
+    const read = await s.check(tool("read_file", true), { rule: "Read", reads: ["secrets/key"] });
+    assert.equal(read.allow, false);
+    assert.match(read.reason!, /forbid_read/);
+    assert.equal((await s.check(GREP, { rule: "Grep", reads: ["."] })).allow, false);
+    assert.equal((await s.check(GREP, { rule: "Grep", reads: ["src"] })).allow, true);
+    assert.equal(
+      (await s.check(tool("read_file", true), { rule: "Read", reads: ["src/a"] })).allow,
+      true,
+    );
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("a headless copy keeps the session grants but never asks", async () => {
+  const broker = new ScriptedBroker(["session"]);
+  const s = await setup("ask", { broker });
+  try {
+    assert.equal((await s.check(BASH, { rule: "Bash", command: "npm test" })).allow, true);
+    const sub = s.gate.headless();
+    const check = (command: string) =>
+      sub.check(BASH, {}, { rule: "Bash", command }, {
+        signal: new AbortController().signal,
+        callId: "sub",
+        emit: () => {},
+      });
+    assert.equal((await check("npm test")).allow, true);
+    const other = await check("npm run lint");
+    assert.equal(other.allow, false);
+    assert.match(other.reason!, /no one to ask/);
+    assert.equal(broker.asked.length, 1);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});

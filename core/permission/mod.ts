@@ -1,0 +1,222 @@
+/**
+ * Permission policy, approvals and the OS sandbox (spec §3.7, `[permissions]` and `[sandbox]`
+ * of §5). {@linkcode setupPermissions} turns configuration into the gate every tool call
+ * passes and the shell launcher `bash` runs through.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import type { ApprovalBroker } from "../agent/approval.ts";
+import { ConfigError } from "../config/errors.ts";
+import type { PermissionsConfig, SandboxConfig } from "../config/types.ts";
+import type { ShellLauncher } from "../../tools/types.ts";
+import { canonicalPath, WriteScope } from "./confine.ts";
+import { revokeWritePermissions } from "./deno_perms.ts";
+import { PermissionGate } from "./gate.ts";
+import { Policy, type RuleSet } from "./policy.ts";
+import { type Preset, presetNamed, PRESETS } from "./presets.ts";
+import { parseRule, type Rule } from "./rules.ts";
+import { backendFor, createSandboxShell, type SandboxBackend } from "./sandbox/mod.ts";
+
+export { canonicalPath, WriteScope } from "./confine.ts";
+export { REVOKED_IN_READ_ONLY, revokeWritePermissions } from "./deno_perms.ts";
+export { PermissionGate, type PermissionGateOptions, type PermissionRecord } from "./gate.ts";
+export {
+  Policy,
+  type PolicyCall,
+  type PolicyOptions,
+  type RuleSet,
+  type Verdict,
+  type VerdictSource,
+} from "./policy.ts";
+export {
+  type CallKind,
+  DEFAULT_PRESET,
+  findPreset,
+  type Preset,
+  type PresetName,
+  presetNamed,
+  PRESETS,
+  type SandboxMode,
+} from "./presets.ts";
+export { parseRule, type Rule } from "./rules.ts";
+export {
+  analyzeShell,
+  type ShellAnalysis,
+  type ShellFeature,
+  type ShellWord,
+  type SimpleCommand,
+} from "./shell_parse.ts";
+export {
+  backendFor,
+  bwrapArgs,
+  createSandboxShell,
+  type SandboxBackend,
+  type SandboxShellOptions,
+  SandboxUnavailableError,
+  seatbeltArgs,
+  seatbeltProfile,
+  WriteScopeError,
+} from "./sandbox/mod.ts";
+
+/** Options of {@linkcode setupPermissions}. */
+export interface PermissionSetupOptions {
+  permissions: PermissionsConfig;
+  sandbox: SandboxConfig;
+  /** Canonical workspace root. */
+  workspaceRoot: string;
+  /** The session-private temp directory (always writable outside read-only mode). */
+  tempDir: string;
+  env: Record<string, string | undefined>;
+  /** Interactive front ends pass one; headless runs and subagents do not and fail closed. */
+  broker?: ApprovalBroker;
+  /** Platform override for tests; default `Deno.build.os`. */
+  os?: typeof Deno.build.os;
+  /** Program lookup override for tests (e.g. to simulate a missing bwrap). */
+  which?: (name: string) => Promise<string | undefined>;
+}
+
+/** Everything the permission layer gives a runtime. */
+export interface Permissions {
+  preset: Preset;
+  policy: Policy;
+  scope: WriteScope;
+  gate: PermissionGate;
+  /** The launcher `bash` must use (`ToolContext.shell`). */
+  shell: ShellLauncher;
+  backend: SandboxBackend;
+  /**
+   * Raises the process-level second wall for the preset (read-only: revoke Deno's write and
+   * FFI permissions). Call once boot is complete; it cannot be undone.
+   */
+  lockDown(): Promise<void>;
+}
+
+function parseList(
+  list: "allow" | "ask" | "deny",
+  texts: readonly string[],
+  home?: string,
+): Rule[] {
+  return texts.map((text) => {
+    try {
+      return parseRule(text, { home });
+    } catch (error) {
+      throw new ConfigError({
+        problem: `[permissions].${list}${list === "ask" ? "" : ` (or --${list})`}: ${
+          (error as Error).message
+        }`,
+        fix: "write rules as Tool, Tool(specifier) such as Bash(git status:*) or Edit(docs/**), " +
+          "or Bash=<exact command line>; see docs/PERMISSIONS.md",
+        cause: error,
+      });
+    }
+  });
+}
+
+function expandHome(path: string, home: string | undefined): string {
+  if ((path === "~" || path.startsWith("~/")) && home) return join(home, path.slice(1));
+  return path;
+}
+
+function parseRules(permissions: PermissionsConfig, home: string | undefined): RuleSet {
+  return {
+    allow: parseList("allow", permissions.allow, home),
+    ask: parseList("ask", permissions.ask, home),
+    deny: parseList("deny", permissions.deny, home),
+  };
+}
+
+/**
+ * Checks the mode and every rule without touching the file system; throws `ConfigError` (exit
+ * code 2 in the CLI) naming what is wrong. Front ends call it before starting anything.
+ */
+/**
+ * Applies the permission mode a project file asked for, but only when it is at least as
+ * strict as the mode the user (config or defaults) chose: a cloned repository can tighten
+ * permissions, never loosen them. An explicit `--permission-mode` wins over both. Returns the
+ * permissions to use and a warning when the project's mode was refused.
+ */
+export function applyProjectMode(
+  permissions: PermissionsConfig,
+  flagGiven: boolean,
+): { permissions: PermissionsConfig; warning?: string } {
+  const asked = permissions.project_mode;
+  if (asked === undefined || flagGiven) return { permissions };
+  const project = presetNamed(asked);
+  const user = presetNamed(permissions.mode);
+  if (PRESETS.indexOf(project) <= PRESETS.indexOf(user)) {
+    return { permissions: { ...permissions, mode: project.name } };
+  }
+  return {
+    permissions,
+    warning:
+      `${permissions.project_mode_source ?? "the project reasonix.toml"} asks for permission ` +
+      `mode "${asked}", which is looser than "${user.name}"; a project file can only tighten it. ` +
+      `Use --permission-mode ${project.name} or set it in your user config to accept.`,
+  };
+}
+
+export function validatePermissionsConfig(
+  permissions: PermissionsConfig,
+  env: Record<string, string | undefined>,
+): void {
+  presetNamed(permissions.mode);
+  parseRules(permissions, env.HOME ?? env.USERPROFILE);
+}
+
+/** Builds the policy, write scope, gate and sandboxed shell from configuration. */
+export async function setupPermissions(opts: PermissionSetupOptions): Promise<Permissions> {
+  const preset = presetNamed(opts.permissions.mode);
+  const home = opts.env.HOME ?? opts.env.USERPROFILE;
+  const rules = parseRules(opts.permissions, home);
+  const root = opts.workspaceRoot;
+  const place = async (path: string) => {
+    const expanded = expandHome(path, home);
+    return await canonicalPath(isAbsolute(expanded) ? expanded : resolve(root, expanded));
+  };
+  const tempDir = await canonicalPath(opts.tempDir);
+  const allowWrite = await Promise.all(opts.sandbox.allow_write.map(place));
+  const forbidRead = await Promise.all(opts.sandbox.forbid_read.map(place));
+  const scope = new WriteScope([root, tempDir, ...allowWrite], forbidRead);
+
+  const os = opts.os ?? Deno.build.os;
+  const backend = backendFor(os);
+  const policy = new Policy({
+    preset,
+    rules,
+    workspaceRoot: root,
+    shellSandbox: backend !== "none",
+  });
+  const shell = createSandboxShell({
+    mode: preset.sandbox,
+    network: preset.network,
+    scope,
+    tempDir,
+    os,
+    which: opts.which,
+    presetName: preset.name,
+  });
+  const gate = new PermissionGate({
+    policy,
+    scope,
+    workspaceRoot: root,
+    shellSandboxed: backend !== "none" && preset.sandbox !== "none",
+    broker: opts.broker,
+  });
+  let locked = false;
+  return {
+    preset,
+    policy,
+    scope,
+    gate,
+    shell,
+    backend,
+    async lockDown() {
+      if (locked || !preset.strict) return;
+      locked = true;
+      // Nothing may be written from now on, so the (still empty) temp dir goes first.
+      await Deno.remove(tempDir).catch(() => {});
+      await revokeWritePermissions();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Reading what a reference points at: a capped text file, a binary marker, or a depth-first
+ * directory listing that skips noise.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { isNoise } from "./noise.ts";
+
+/** Bytes inspected to tell text from binary. */
+const SNIFF_BYTES = 8192;
+
+/** The head of a file, or a note that it is binary. */
+export type FileContent =
+  | { binary: true; size: number }
+  | { binary: false; size: number; text: string; truncated: boolean };
+
+/**
+ * Reads at most `maxBytes` of a file. A NUL byte in the first 8 KiB or bytes that are not
+ * UTF-8 mark it binary; its content is then not returned.
+ */
+export async function readCappedFile(path: string, maxBytes: number): Promise<FileContent> {
+  using file = await Deno.open(path, { read: true });
+  const size = (await file.stat()).size;
+  const want = Math.min(size, maxBytes);
+  const buffer = new Uint8Array(want);
+  let filled = 0;
+  while (filled < want) {
+    const n = await file.read(buffer.subarray(filled));
+    if (n === null) break;
+    filled += n;
+  }
+  const bytes = buffer.subarray(0, filled);
+  if (bytes.subarray(0, SNIFF_BYTES).includes(0)) return { binary: true, size };
+  let text: string;
+  try {
+    // `stream: true` keeps a multi-byte character cut by the cap from counting as invalid.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: filled < size });
+  } catch {
+    return { binary: true, size };
+  }
+  return { binary: false, size, text, truncated: filled < size };
+}
+
+/** A directory listing. */
+export interface DirectoryListing {
+  lines: string[];
+  /** Entries listed. */
+  entries: number;
+  truncated: boolean;
+}
+
+/**
+ * Lists `dir` depth-first in name order: each directory's contents follow it, indented two
+ * spaces per level. Noise (`.git`, `node_modules`, …) is skipped and symlinks are not
+ * followed. Stops after `maxEntries` entries.
+ */
+export async function listDirectory(
+  dir: string,
+  opts: { maxEntries: number; signal?: AbortSignal },
+): Promise<DirectoryListing> {
+  const lines: string[] = [];
+  let truncated = false;
+  const walk = async (path: string, depth: number): Promise<void> => {
+    opts.signal?.throwIfAborted();
+    const entries: Deno.DirEntry[] = [];
+    for await (const entry of Deno.readDir(path)) {
+      if (!isNoise(entry.name)) entries.push(entry);
+    }
+    entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    for (const entry of entries) {
+      if (lines.length >= opts.maxEntries) {
+        truncated = true;
+        return;
+      }
+      const indent = "  ".repeat(depth);
+      if (entry.isDirectory) {
+        lines.push(`${indent}${entry.name}/`);
+        try {
+          await walk(join(path, entry.name), depth + 1);
+        } catch (error) {
+          if (opts.signal?.aborted) throw error;
+          lines.push(`${indent}  [unreadable: ${(error as Error).message}]`);
+        }
+        if (truncated) return;
+      } else {
+        lines.push(`${indent}${entry.name}${entry.isSymlink ? "@" : ""}`);
+      }
+    }
+  };
+  await walk(dir, 0);
+  return { lines, entries: lines.length, truncated };
+}

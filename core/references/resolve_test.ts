@@ -1,0 +1,170 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { withAttachments } from "./format.ts";
+import { resolveReferences } from "./resolve.ts";
+import type { McpResourceReader } from "./types.ts";
+
+async function withTree(
+  files: Record<string, string | Uint8Array>,
+  fn: (root: string) => Promise<void>,
+): Promise<void> {
+  const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-refs-" }));
+  try {
+    for (const [name, content] of Object.entries(files)) {
+      const path = join(root, name);
+      await Deno.mkdir(join(path, ".."), { recursive: true });
+      if (typeof content === "string") await Deno.writeTextFile(path, content);
+      else await Deno.writeFile(path, content);
+    }
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+Deno.test("@path reads a file only when the path exists; mentions and e-mails stay text", async () => {
+  await withTree({ "src/a.ts": "export const a = 1;\n" }, async (root) => {
+    const text = "Compare @src/a.ts with @src/missing.ts, ask @alice or alice@example.com.";
+    const { attachments, notices } = await resolveReferences(text, { root });
+    assert.deepEqual(notices, []);
+    assert.deepEqual(attachments, [{
+      kind: "file",
+      ref: "src/a.ts",
+      path: "src/a.ts",
+      text: "export const a = 1;\n",
+      size: 20,
+      truncated: false,
+    }]);
+    assert.equal(
+      withAttachments(text, attachments),
+      `${text}\n\n<referenced-file path="src/a.ts">\nexport const a = 1;\n</referenced-file>`,
+    );
+  });
+});
+
+Deno.test("a reference at the end of a sentence still resolves, and twice is read once", async () => {
+  await withTree({ "README.md": "# Hi" }, async (root) => {
+    const { attachments } = await resolveReferences("Read @README.md. Then @README.md again", {
+      root,
+    });
+    assert.equal(attachments.length, 1);
+    assert.equal(attachments[0].kind === "file" && attachments[0].text, "# Hi");
+  });
+});
+
+Deno.test("files over the size cap are truncated with a marker", async () => {
+  await withTree({ "big.txt": "é".repeat(100) }, async (root) => {
+    const { attachments } = await resolveReferences("@big.txt", { root, maxFileBytes: 51 });
+    const [a] = attachments;
+    assert.equal(a.kind, "file");
+    if (a.kind !== "file") return;
+    assert.equal(a.truncated, true);
+    assert.equal(a.size, 200);
+    // 51 bytes hold 25 two-byte characters; the cut half character is dropped.
+    assert.equal(a.text, "é".repeat(25));
+    assert.match(withAttachments("x", attachments), /\[truncated: showing the first 50 B of 200 B/);
+  });
+});
+
+Deno.test("binary files are marked, not expanded", async () => {
+  await withTree({
+    "logo.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x00, 0x1a]),
+    "latin1.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+  }, async (root) => {
+    const { attachments } = await resolveReferences("@logo.png @latin1.txt", { root });
+    assert.deepEqual(attachments, [
+      { kind: "binary", ref: "logo.png", path: "logo.png", size: 6 },
+      { kind: "binary", ref: "latin1.txt", path: "latin1.txt", size: 5 },
+    ]);
+    assert.match(
+      withAttachments("look", attachments),
+      /<referenced-file path="logo.png" binary="true">\n\[binary file, 6 B, not shown\]/,
+    );
+  });
+});
+
+Deno.test("directories are listed depth-first, skipping .git and node_modules", async () => {
+  await withTree({
+    "b.txt": "",
+    "a/z.txt": "",
+    "a/inner/deep.txt": "",
+    "a/.hidden": "",
+    ".git/HEAD": "ref",
+    "node_modules/pkg/index.js": "",
+    "c/node_modules/x.js": "",
+  }, async (root) => {
+    const { attachments } = await resolveReferences("@.", { root });
+    const [a] = attachments;
+    assert.equal(a.kind, "directory");
+    if (a.kind !== "directory") return;
+    assert.equal(a.path, "./");
+    assert.equal(
+      a.listing,
+      ["a/", "  .hidden", "  inner/", "    deep.txt", "  z.txt", "b.txt", "c/"].join("\n"),
+    );
+    assert.equal(a.truncated, false);
+  });
+});
+
+Deno.test("directory listings stop at the entry cap", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 10; i++) files[`d/f${i}.txt`] = "";
+  await withTree(files, async (root) => {
+    const { attachments } = await resolveReferences("@d/", { root, maxDirEntries: 4 });
+    const [a] = attachments;
+    assert.ok(a.kind === "directory" && a.truncated && a.entries === 4);
+    assert.match(withAttachments("x", attachments), /\[listing stopped after 4 entries\]/);
+  });
+});
+
+Deno.test("@server:uri reads an MCP resource; failures become notices", async () => {
+  const reads: string[] = [];
+  const mcp: McpResourceReader = {
+    hasServer: (name) => name === "docs",
+    readResource: (server, uri) => {
+      reads.push(`${server} ${uri}`);
+      if (uri.endsWith("gone")) return Promise.reject(new Error("resource not found"));
+      return Promise.resolve(`content of ${uri}`);
+    },
+  };
+  await withTree({}, async (root) => {
+    const { attachments, notices } = await resolveReferences(
+      "Use @docs:file:///guide.md and @docs:mem://gone but not @other:x",
+      { root, mcp },
+    );
+    assert.deepEqual(reads, ["docs file:///guide.md", "docs mem://gone"]);
+    assert.deepEqual(attachments, [{
+      kind: "resource",
+      ref: "docs:file:///guide.md",
+      server: "docs",
+      uri: "file:///guide.md",
+      text: "content of file:///guide.md",
+      truncated: false,
+    }]);
+    assert.deepEqual(notices, ["@docs:mem://gone: cannot read MCP resource: resource not found"]);
+  });
+});
+
+Deno.test("an unreadable path becomes a notice and the rest still resolves", async () => {
+  if (Deno.uid() === 0) return; // root reads everything
+  await withTree({ "secret.txt": "x", "ok.txt": "fine" }, async (root) => {
+    await Deno.chmod(join(root, "secret.txt"), 0o000);
+    const { attachments, notices } = await resolveReferences("@secret.txt @ok.txt", { root });
+    assert.equal(attachments.length, 1);
+    assert.match(notices[0], /^@secret\.txt: cannot read secret\.txt/);
+  });
+});
+
+Deno.test("resolution stops when the turn is cancelled", async () => {
+  const mcp: McpResourceReader = {
+    hasServer: () => true,
+    readResource: (_s, _u, { signal }) =>
+      new Promise((_resolve, reject) =>
+        signal.addEventListener("abort", () => reject(signal.reason))
+      ),
+  };
+  const controller = new AbortController();
+  const pending = resolveReferences("@srv:slow", { root: "/", mcp, signal: controller.signal });
+  controller.abort(new DOMException("cancelled", "AbortError"));
+  await assert.rejects(pending, (e: unknown) => e instanceof DOMException);
+});

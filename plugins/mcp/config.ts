@@ -1,0 +1,341 @@
+/**
+ * MCP server declarations: `[[mcp.servers]]` in the user `config.toml` and the project
+ * `reasonix.toml`, and the project `.mcp.json` (Claude Code's `mcpServers` schema).
+ *
+ * Precedence by name, whole declarations: project `reasonix.toml` > `.mcp.json` > user
+ * `config.toml`. Removing a higher declaration exposes the next one.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { parse } from "smol-toml";
+import { z } from "zod";
+import type {
+  McpConcurrency,
+  McpDeclarationSource,
+  McpServerDeclaration,
+  McpServerEntry,
+  McpServerSpec,
+  McpSourceKind,
+  McpTransportKind,
+} from "./types.ts";
+
+/** Declarations of each source, as read. */
+export interface McpDeclarationSet {
+  user: McpServerDeclaration[];
+  mcp_json: McpServerDeclaration[];
+  project: McpServerDeclaration[];
+  /** Files that were read, per source (absent files are listed too, for editing). */
+  files: Record<McpSourceKind, string>;
+  /** Problems that skipped a declaration or a key; one line each. */
+  warnings: string[];
+}
+
+/** Precedence of the sources, highest first. */
+export const SOURCE_ORDER: readonly McpSourceKind[] = ["project", "mcp_json", "user"];
+
+/** Names that look like stateful browser servers default to `serial` (spec §3.16). */
+const STATEFUL_NAME = /browser|playwright|puppeteer|chrome|chromium|selenium/i;
+
+/** A server name: no whitespace, `:` (it separates `@<server>:<uri>`), `@` or `/`. */
+const NAME = /^[^\s:@/]+$/;
+
+const stringMap = z.record(z.string(), z.string({ error: "a string" }), {
+  error: "a table of strings",
+});
+
+const declarationSchema = z.strictObject({
+  name: z.string({ error: "a string" }).regex(NAME, "a name without spaces, ':', '@' or '/'"),
+  type: z.enum(["stdio", "http", "streamable-http", "sse"], {
+    error: 'one of "stdio", "http", "streamable-http", "sse"',
+  }).optional(),
+  command: z.string({ error: "a string" }).min(1, "a command, not empty").optional(),
+  args: z.array(z.string({ error: "a string" }), { error: "a list of strings" }).optional(),
+  env: stringMap.optional(),
+  cwd: z.string({ error: "a string" }).optional(),
+  url: z.string({ error: "a string" }).min(1, "a URL, not empty").optional(),
+  headers: stringMap.optional(),
+  concurrency: z.enum(["parallel", "serial"], { error: '"parallel" or "serial"' }).optional(),
+  startup_timeout_seconds: z.number({ error: "a number of seconds" }).gt(
+    0,
+    "a number of seconds greater than 0",
+  ).optional(),
+});
+
+type RawDeclaration = z.infer<typeof declarationSchema>;
+
+function isTable(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => {
+    const key = issue.path.join(".") || "(table)";
+    if (issue.code === "unrecognized_keys") return `unknown key(s) ${issue.keys.join(", ")}`;
+    return `${key} must be ${issue.message}`;
+  }).join("; ");
+}
+
+function toDeclaration(
+  raw: RawDeclaration,
+  source: McpDeclarationSource,
+): McpServerDeclaration | string {
+  const explicit = raw.type === "streamable-http" ? "http" : raw.type;
+  const type: McpTransportKind | undefined = explicit ??
+    (raw.command !== undefined ? "stdio" : raw.url !== undefined ? "http" : undefined);
+  if (!type) return "needs a command (stdio) or a url (http, sse)";
+  if (type === "stdio" && raw.command === undefined) return "is stdio but has no command";
+  if (type !== "stdio" && raw.url === undefined) return `is ${type} but has no url`;
+  const out: McpServerDeclaration = { name: raw.name, type, source };
+  for (
+    const key of [
+      "command",
+      "args",
+      "env",
+      "cwd",
+      "url",
+      "headers",
+      "concurrency",
+      "startup_timeout_seconds",
+    ] as const
+  ) {
+    if (raw[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = raw[key];
+  }
+  return out;
+}
+
+function label(source: McpDeclarationSource): string {
+  return source.file;
+}
+
+/**
+ * Reads `[[mcp.servers]]` from a parsed TOML document. Invalid entries are skipped with a
+ * warning; a name declared twice in one file keeps the first.
+ */
+export function serversFromToml(
+  root: unknown,
+  source: McpDeclarationSource,
+  warnings: string[],
+): McpServerDeclaration[] {
+  if (!isTable(root) || root.mcp === undefined) return [];
+  if (!isTable(root.mcp)) {
+    warnings.push(`${label(source)}: [mcp] must be a table; ignored`);
+    return [];
+  }
+  for (const key of Object.keys(root.mcp)) {
+    if (key !== "servers") warnings.push(`${label(source)}: unknown key "mcp.${key}" is ignored`);
+  }
+  const list = root.mcp.servers;
+  if (list === undefined) return [];
+  if (!Array.isArray(list)) {
+    warnings.push(`${label(source)}: mcp.servers must be [[mcp.servers]] tables; ignored`);
+    return [];
+  }
+  return collect(
+    list.map((entry, i) => ({ entry, where: `[[mcp.servers]] #${i + 1}` })),
+    source,
+    warnings,
+  );
+}
+
+function collect(
+  items: { entry: unknown; where: string; name?: string }[],
+  source: McpDeclarationSource,
+  warnings: string[],
+): McpServerDeclaration[] {
+  const out: McpServerDeclaration[] = [];
+  for (const { entry, where } of items) {
+    const parsed = declarationSchema.safeParse(entry);
+    const name = isTable(entry) && typeof entry.name === "string" ? `"${entry.name}"` : where;
+    if (!parsed.success) {
+      warnings.push(
+        `${label(source)}: MCP server ${name} is skipped: ${describeIssues(parsed.error)}`,
+      );
+      continue;
+    }
+    const decl = toDeclaration(parsed.data, source);
+    if (typeof decl === "string") {
+      warnings.push(`${label(source)}: MCP server ${name} is skipped: it ${decl}`);
+      continue;
+    }
+    if (out.some((d) => d.name === decl.name)) {
+      warnings.push(
+        `${label(source)}: MCP server "${decl.name}" is declared twice; the first wins`,
+      );
+      continue;
+    }
+    out.push(decl);
+  }
+  return out;
+}
+
+/** Reads Claude Code's `{ "mcpServers": { "<name>": { ... } } }`. */
+export function serversFromMcpJson(
+  text: string,
+  source: McpDeclarationSource,
+  warnings: string[],
+): McpServerDeclaration[] {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (error) {
+    warnings.push(`${label(source)}: not valid JSON (${(error as Error).message}); ignored`);
+    return [];
+  }
+  if (!isTable(root) || root.mcpServers === undefined) return [];
+  if (!isTable(root.mcpServers)) {
+    warnings.push(`${label(source)}: "mcpServers" must be an object; ignored`);
+    return [];
+  }
+  return collect(
+    Object.entries(root.mcpServers).map(([name, entry]) => ({
+      entry: isTable(entry) ? { ...entry, name } : entry,
+      where: `"${name}"`,
+    })),
+    source,
+    warnings,
+  );
+}
+
+async function readIfExists(path: string): Promise<string | undefined> {
+  try {
+    return (await Deno.readTextFile(path)).replace(/^\uFEFF/, "");
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+/** The three declaration files for a project directory and a Reasonix home. */
+export function declarationFiles(
+  opts: { home: string; cwd: string },
+): Record<McpSourceKind, string> {
+  return {
+    user: join(opts.home, "config.toml"),
+    mcp_json: join(opts.cwd, ".mcp.json"),
+    project: join(opts.cwd, "reasonix.toml"),
+  };
+}
+
+/** Reads every declaration source. Missing files are empty; unreadable ones are warnings. */
+export async function loadMcpDeclarations(
+  opts: { home: string; cwd: string },
+): Promise<McpDeclarationSet> {
+  const files = declarationFiles(opts);
+  const warnings: string[] = [];
+  const set: McpDeclarationSet = { user: [], mcp_json: [], project: [], files, warnings };
+  for (const kind of ["user", "project"] as const) {
+    const text = await readIfExists(files[kind]);
+    if (text === undefined) continue;
+    let root: unknown;
+    try {
+      root = parse(text);
+    } catch (error) {
+      warnings.push(
+        `${files[kind]}: invalid TOML, MCP servers not read (${
+          (error as Error).message.split("\n")[0]
+        })`,
+      );
+      continue;
+    }
+    set[kind] = serversFromToml(root, { kind, file: files[kind] }, warnings);
+  }
+  const json = await readIfExists(files.mcp_json);
+  if (json !== undefined) {
+    set.mcp_json = serversFromMcpJson(json, { kind: "mcp_json", file: files.mcp_json }, warnings);
+  }
+  return set;
+}
+
+/** Every declaration of `name`, highest precedence first. */
+export function declarationsNamed(set: McpDeclarationSet, name: string): McpServerDeclaration[] {
+  return SOURCE_ORDER.flatMap((kind) => set[kind].filter((d) => d.name === name));
+}
+
+/** The effective declaration per name (highest source wins), sorted by name. */
+export function effectiveDeclarations(
+  set: McpDeclarationSet,
+): { declaration: McpServerDeclaration; shadowed: McpServerDeclaration[] }[] {
+  const names = new Set(SOURCE_ORDER.flatMap((kind) => set[kind].map((d) => d.name)));
+  return [...names].sort().map((name) => {
+    const [declaration, ...shadowed] = declarationsNamed(set, name);
+    return { declaration, shadowed };
+  });
+}
+
+/** Expands `${VAR}` in one value of a declaration; throws an `Error` naming the problem. */
+export type VarExpander = (
+  text: string,
+  where: { server: string; source: McpSourceKind; field: string },
+) => string;
+
+/** The policy a server gets when its declaration does not say. */
+export function defaultConcurrency(name: string): McpConcurrency {
+  return STATEFUL_NAME.test(name) ? "serial" : "parallel";
+}
+
+/** Turns a declaration into a runnable spec, or a problem to show. */
+export function resolveServer(
+  declaration: McpServerDeclaration,
+  opts: { expand: VarExpander; defaultStartupTimeoutMs: number; cwd: string },
+): { spec: McpServerSpec } | { problem: string } {
+  const d = declaration;
+  const ex = (text: string, field: string) =>
+    opts.expand(text, { server: d.name, source: d.source.kind, field });
+  const exMap = (map: Record<string, string> | undefined, field: string) =>
+    Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, ex(v, `${field}.${k}`)]));
+  const base = {
+    name: d.name,
+    concurrency: d.concurrency ?? defaultConcurrency(d.name),
+    startupTimeoutMs: d.startup_timeout_seconds !== undefined
+      ? d.startup_timeout_seconds * 1000
+      : opts.defaultStartupTimeoutMs,
+    source: d.source,
+  };
+  try {
+    if (d.type === "stdio") {
+      const cwd = d.cwd === undefined ? undefined : join(opts.cwd, ex(d.cwd, "cwd"));
+      return {
+        spec: {
+          ...base,
+          transport: "stdio",
+          command: ex(d.command!, "command"),
+          args: (d.args ?? []).map((a, i) => ex(a, `args[${i}]`)),
+          env: exMap(d.env, "env"),
+          ...(cwd !== undefined ? { cwd } : {}),
+        },
+      };
+    }
+    const text = ex(d.url!, "url");
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      return { problem: `url is not a valid URL` };
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      return { problem: `url must be http or https, got ${url.protocol}` };
+    }
+    return { spec: { ...base, transport: d.type, url, headers: exMap(d.headers, "headers") } };
+  } catch (error) {
+    return { problem: (error as Error).message };
+  }
+}
+
+/** Resolves every effective declaration. */
+export function resolveEntries(
+  set: McpDeclarationSet,
+  opts: { expand: VarExpander; defaultStartupTimeoutMs: number; cwd: string },
+): McpServerEntry[] {
+  return effectiveDeclarations(set).map(({ declaration, shadowed }) => {
+    const resolved = resolveServer(declaration, opts);
+    return "spec" in resolved
+      ? { declaration, shadowed, spec: resolved.spec }
+      : { declaration, shadowed, problem: resolved.problem };
+  });
+}
+
+/** Whether a spec carries its own `Authorization` header (then OAuth is never used). */
+export function hasStaticAuthorization(headers: Record<string, string>): boolean {
+  return Object.keys(headers).some((k) => k.toLowerCase() === "authorization");
+}

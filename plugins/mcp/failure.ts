@@ -1,0 +1,126 @@
+/**
+ * Errors of the MCP layer and their redacted classes. Status surfaces show only the class
+ * (and an HTTP status), never a message: messages may quote URLs, headers or session ids.
+ *
+ * @module
+ */
+import { ReasonixError } from "../../errors.ts";
+import { AuthorizationError } from "./oauth_loopback.ts";
+import { ErrorCode, McpError, SseError, StreamableHTTPError, UnauthorizedError } from "./sdk.ts";
+import type { McpErrorClass } from "./types.ts";
+
+/** A server is not usable now (failed start, needs authorization, closed). */
+export class McpUnavailableError extends ReasonixError {
+  readonly server: string;
+  readonly errorClass: McpErrorClass;
+
+  constructor(server: string, errorClass: McpErrorClass, message: string, options?: ErrorOptions) {
+    super("mcp_unavailable", message, options);
+    this.name = "McpUnavailableError";
+    this.server = server;
+    this.errorClass = errorClass;
+  }
+}
+
+/** Start-up took longer than its bound. */
+export class StartupTimeoutError extends ReasonixError {
+  constructor(server: string, ms: number) {
+    super("mcp_startup_timeout", `MCP server "${server}" did not start within ${ms / 1000}s`);
+    this.name = "StartupTimeoutError";
+  }
+}
+
+/** A redacted error class, plus the HTTP status when there is one. */
+export interface Classified {
+  errorClass: McpErrorClass;
+  httpStatus?: number;
+}
+
+function codeOf(error: unknown): unknown {
+  return (error as { code?: unknown })?.code;
+}
+
+/** The class of any error the SDK, fetch or a child process may raise. */
+export function classifyError(error: unknown): Classified {
+  if (error instanceof McpUnavailableError) return { errorClass: error.errorClass };
+  if (error instanceof StartupTimeoutError) return { errorClass: "startup_timeout" };
+  if (error instanceof AuthorizationError) return { errorClass: "auth_failed" };
+  if (error instanceof UnauthorizedError) return { errorClass: "auth_required" };
+  if (error instanceof StreamableHTTPError || error instanceof SseError) {
+    const status = typeof error.code === "number" ? error.code : undefined;
+    if (status === 401) return { errorClass: "auth_required", httpStatus: status };
+    if (status === 403) return { errorClass: "auth_failed", httpStatus: status };
+    if (status === 404 && error instanceof StreamableHTTPError) {
+      return { errorClass: "session_expired", httpStatus: status };
+    }
+    if (status !== undefined) return { errorClass: "http_status", httpStatus: status };
+    return { errorClass: "network" };
+  }
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.ConnectionClosed) return { errorClass: "connection_closed" };
+    if (error.code === ErrorCode.RequestTimeout) return { errorClass: "call_timeout" };
+    return { errorClass: "protocol" };
+  }
+  const message = (error as Error)?.message ?? "";
+  if (/origin does not match/i.test(message)) return { errorClass: "refused_endpoint" };
+  const code = codeOf(error);
+  if (code === "ENOENT" || code === "EACCES" || /\bspawn\b/i.test(message)) {
+    return { errorClass: "spawn" };
+  }
+  if (
+    error instanceof TypeError || error instanceof Deno.errors.ConnectionRefused ||
+    error instanceof Deno.errors.ConnectionReset || code === "ECONNREFUSED"
+  ) {
+    return { errorClass: "network" };
+  }
+  if (/not connected|connection closed/i.test(message)) return { errorClass: "connection_closed" };
+  return { errorClass: "protocol" };
+}
+
+/** Whether an established Streamable HTTP session was answered with 404 (expired). */
+export function isSessionExpired(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
+}
+
+/** Whether the server may or may not have received the request: the link broke. */
+export function isConnectionLoss(error: unknown): boolean {
+  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed;
+  if (error instanceof StreamableHTTPError || error instanceof SseError) return false;
+  const c = classifyError(error).errorClass;
+  return c === "network" || c === "connection_closed";
+}
+
+/** Whether the request needs (new) authorization. */
+export function isUnauthorized(error: unknown): boolean {
+  return error instanceof UnauthorizedError;
+}
+
+/** Words for a class, for tool errors and CLI output. */
+export function describeErrorClass(c: Classified): string {
+  switch (c.errorClass) {
+    case "config":
+      return "its declaration cannot be used";
+    case "spawn":
+      return "its command could not be started";
+    case "startup_timeout":
+      return "it did not finish starting in time";
+    case "auth_required":
+      return "it needs authorization (run `reasonix mcp login <name>`)";
+    case "auth_failed":
+      return "authorization failed";
+    case "http_status":
+      return `it answered HTTP ${c.httpStatus ?? "error"}`;
+    case "network":
+      return "it could not be reached";
+    case "protocol":
+      return "it broke the MCP protocol";
+    case "connection_closed":
+      return "the connection closed";
+    case "session_expired":
+      return "its session expired";
+    case "refused_endpoint":
+      return "it announced an endpoint on another origin, which was refused";
+    case "call_timeout":
+      return "the call timed out";
+  }
+}

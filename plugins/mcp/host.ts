@@ -1,0 +1,357 @@
+/**
+ * The MCP host of a run: one supervisor per effective server, started in the background.
+ * Front ends read status, prompts and resources from here; the composition root takes the
+ * tools of servers that are ready early as direct tools and registers the capability source
+ * for everything (so servers that connect late never change the tool list).
+ *
+ * @module
+ */
+import type { Capability, CapabilitySource } from "../../tools/capability.ts";
+import type { Tool } from "../../tools/types.ts";
+import { promptMessages, resourceParts, resourceText } from "./content.ts";
+import { McpUnavailableError } from "./failure.ts";
+import { ProxyClients } from "./http_fetch.ts";
+import { mcpToolName, parseResourceReference, resourceReference } from "./names.ts";
+import type { AuthorizationOpener } from "./oauth_provider.ts";
+import type { CallToolResult } from "./sdk.ts";
+import { type McpClientCustomization, openSession } from "./session.ts";
+import { type CallOptions, ServerSupervisor, type SupervisorContext } from "./supervisor.ts";
+import { isReadOnly, mcpCapability, mcpTool } from "./tool_adapter.ts";
+import type {
+  McpPromptCommand,
+  McpPromptResult,
+  McpResourceContent,
+  McpResourceEntry,
+  McpServerEntry,
+  McpServerStatus,
+  McpToolEntry,
+} from "./types.ts";
+
+/** Options of {@link McpHost}. */
+export interface McpHostOptions {
+  entries: McpServerEntry[];
+  /** `clientInfo` sent in `initialize`. */
+  clientInfo: { name: string; version: string };
+  /** Declared as the client's root when set. */
+  workspaceRoot?: string;
+  /** Bound on a tool call (and list/read requests) once the server is ready. */
+  callTimeoutMs: number;
+  /** Reasonix-private state directory for MCP (`<home>/mcp`). */
+  stateDir: string;
+  /** Environment for proxy settings. */
+  env?: Record<string, string | undefined>;
+  /**
+   * Runs the OAuth user-agent step whenever a server needs authorization. Without it,
+   * servers only use stored tokens and otherwise report `needs_auth`.
+   */
+  authorizer?: { open: AuthorizationOpener; timeoutMs?: number };
+  customize?: McpClientCustomization;
+}
+
+const DEFAULT_AUTH_TIMEOUT_MS = 5 * 60 * 1000;
+
+/** The host. */
+export class McpHost {
+  readonly #supervisors = new Map<string, ServerSupervisor>();
+  readonly #listeners = new Set<() => void>();
+  readonly #proxies = new ProxyClients();
+  readonly #opts: McpHostOptions;
+  readonly #ctx: SupervisorContext;
+  #started = false;
+  #closed = false;
+
+  constructor(opts: McpHostOptions) {
+    this.#opts = opts;
+    this.#ctx = {
+      clientInfo: opts.clientInfo,
+      workspaceRoot: opts.workspaceRoot,
+      env: opts.env ?? {},
+      proxies: this.#proxies,
+      stateDir: opts.stateDir,
+      requestTimeoutMs: opts.callTimeoutMs,
+      authorizer: opts.authorizer
+        ? {
+          open: opts.authorizer.open,
+          timeoutMs: opts.authorizer.timeoutMs ?? DEFAULT_AUTH_TIMEOUT_MS,
+        }
+        : undefined,
+      customize: opts.customize,
+    };
+    for (const entry of opts.entries) {
+      const supervisor = new ServerSupervisor(entry, this.#ctx, () => this.#changed());
+      this.#supervisors.set(supervisor.name, supervisor);
+    }
+  }
+
+  /** Server names, sorted. */
+  names(): string[] {
+    return [...this.#supervisors.keys()].sort();
+  }
+
+  /** The effective declarations with their problems, for `reasonix mcp get`. */
+  entries(): McpServerEntry[] {
+    return this.names().map((n) => this.#supervisors.get(n)!.entry);
+  }
+
+  /** Starts every server in the background. Idempotent. */
+  start(): void {
+    if (this.#started || this.#closed) return;
+    this.#started = true;
+    for (const s of this.#supervisors.values()) s.start();
+  }
+
+  /**
+   * Waits until every server has finished its first start (ready or not), or `timeoutMs`
+   * passed. Never throws.
+   */
+  async waitForStartup(opts: { timeoutMs: number; signal?: AbortSignal }): Promise<void> {
+    const settled = () => [...this.#supervisors.values()].every((s) => s.settled);
+    if (settled()) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        opts.signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, opts.timeoutMs);
+      const unsubscribe = this.onChange(() => {
+        if (settled()) done();
+      });
+      opts.signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  /** Calls `listener` whenever a server's status or lists change. Returns an unsubscribe. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener();
+      } catch {
+        // A front end's listener must not break the host.
+      }
+    }
+  }
+
+  /** A redacted snapshot per server, sorted by name. */
+  status(): McpServerStatus[] {
+    return this.names().map((n) => this.#supervisors.get(n)!.status());
+  }
+
+  /**
+   * Direct tools of the servers ready now. The composition root calls this once, before the
+   * first request; the tool list is never changed afterwards.
+   */
+  directTools(): Tool[] {
+    const tools: Tool[] = [];
+    const taken = new Set<string>();
+    for (const name of this.names()) {
+      const supervisor = this.#supervisors.get(name)!;
+      for (const info of supervisor.session?.tools ?? []) {
+        const tool = mcpTool(supervisor, info, { callTimeoutMs: this.#opts.callTimeoutMs });
+        // Two tools that clean up to the same name: the first keeps it, the other stays
+        // reachable through use_capability.
+        if (taken.has(tool.name)) continue;
+        taken.add(tool.name);
+        tools.push(tool as Tool);
+      }
+    }
+    return tools;
+  }
+
+  /** Every live MCP tool as a `use_capability` capability. */
+  capabilitySource(): CapabilitySource {
+    return {
+      list: (): Capability[] => {
+        const out: Capability[] = [];
+        for (const name of this.names()) {
+          const supervisor = this.#supervisors.get(name)!;
+          for (const info of supervisor.session?.tools ?? []) {
+            out.push(mcpCapability(supervisor, info, { callTimeoutMs: this.#opts.callTimeoutMs }));
+          }
+        }
+        return out;
+      },
+    };
+  }
+
+  #supervisor(server: string): ServerSupervisor {
+    const supervisor = this.#supervisors.get(server);
+    if (!supervisor) {
+      throw new McpUnavailableError(server, "config", `no MCP server is named "${server}"`);
+    }
+    return supervisor;
+  }
+
+  /** Calls a tool by its MCP name. Failures throw (the adapters turn them into results). */
+  callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    opts: Omit<CallOptions, "timeoutMs"> & { timeoutMs?: number },
+  ): Promise<CallToolResult> {
+    return this.#supervisor(server).callTool(tool, args, {
+      ...opts,
+      timeoutMs: opts.timeoutMs ?? this.#opts.callTimeoutMs,
+    });
+  }
+
+  /** Tools of the ready servers (all of them, or of one server), for listings. */
+  tools(server?: string): McpToolEntry[] {
+    const out: McpToolEntry[] = [];
+    for (const name of server === undefined ? this.names() : [server]) {
+      for (const t of this.#supervisors.get(name)?.session?.tools ?? []) {
+        out.push({
+          server: name,
+          name: t.name,
+          tool: mcpToolName(name, t.name),
+          ...(t.title ? { title: t.title } : {}),
+          ...(t.description ? { description: t.description } : {}),
+          readOnly: isReadOnly(t),
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Prompts of the ready servers, as slash commands. */
+  prompts(): McpPromptCommand[] {
+    const out: McpPromptCommand[] = [];
+    for (const name of this.names()) {
+      for (const p of this.#supervisors.get(name)!.session?.prompts ?? []) {
+        out.push({
+          command: mcpToolName(name, p.name),
+          server: name,
+          prompt: p.name,
+          ...(p.title ? { title: p.title } : {}),
+          ...(p.description ? { description: p.description } : {}),
+          arguments: (p.arguments ?? []).map((a) => ({
+            name: a.name,
+            ...(a.description ? { description: a.description } : {}),
+            required: a.required === true,
+          })),
+        });
+      }
+    }
+    return out;
+  }
+
+  /** The prompt behind `/mcp__<server>__<prompt>` (with or without the slash). */
+  findPrompt(command: string): McpPromptCommand | undefined {
+    const bare = command.startsWith("/") ? command.slice(1) : command;
+    return this.prompts().find((p) => p.command === bare);
+  }
+
+  /** Renders a prompt with its arguments. */
+  async getPrompt(
+    server: string,
+    prompt: string,
+    args: Record<string, string>,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<McpPromptResult> {
+    const result = await this.#supervisor(server).request(
+      (s) =>
+        s.client.getPrompt({ name: prompt, arguments: args }, {
+          signal: opts.signal,
+          timeout: this.#opts.callTimeoutMs,
+        }),
+      opts,
+    );
+    return promptMessages(result);
+  }
+
+  /** Resources of the ready servers. */
+  resources(): McpResourceEntry[] {
+    const out: McpResourceEntry[] = [];
+    for (const name of this.names()) {
+      for (const r of this.#supervisors.get(name)!.session?.resources ?? []) {
+        out.push({
+          server: name,
+          uri: r.uri,
+          name: r.name,
+          ...(r.title ? { title: r.title } : {}),
+          ...(r.description ? { description: r.description } : {}),
+          ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+          reference: resourceReference(name, r.uri),
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Reads a resource. */
+  async readResource(
+    server: string,
+    uri: string,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<McpResourceContent> {
+    const result = await this.#supervisor(server).request(
+      (s) =>
+        s.client.readResource({ uri }, { signal: opts.signal, timeout: this.#opts.callTimeoutMs }),
+      opts,
+    );
+    const parts = resourceParts(result);
+    return { server, uri, parts, text: resourceText(parts) };
+  }
+
+  /**
+   * Reads `@<server>:<uri>`. Returns undefined when the text does not name a configured
+   * server (so `@mention`s and e-mail addresses stay plain text).
+   */
+  async readReference(
+    reference: string,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<McpResourceContent | undefined> {
+    const parsed = parseResourceReference(reference);
+    if (!parsed || !this.#supervisors.has(parsed.server)) return undefined;
+    return await this.readResource(parsed.server, parsed.uri, opts);
+  }
+
+  /**
+   * Runs the interactive OAuth flow for one HTTP server (loopback receiver + `open`), stores
+   * the tokens, then restarts the server with them.
+   */
+  async authenticate(
+    server: string,
+    opts: { open: AuthorizationOpener; timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<void> {
+    const supervisor = this.#supervisor(server);
+    const spec = supervisor.spec;
+    if (!spec) throw new McpUnavailableError(server, "config", supervisor.unavailableReason());
+    if (spec.transport === "stdio") {
+      throw new TypeError(`MCP server "${server}" runs over stdio; OAuth is for HTTP servers`);
+    }
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_AUTH_TIMEOUT_MS;
+    const bound = AbortSignal.timeout(timeoutMs + spec.startupTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, bound]) : bound;
+    const session = await openSession(
+      spec,
+      {
+        ...this.#ctx,
+        authorizer: { open: opts.open, timeoutMs },
+        generation: -1,
+        onLoss: () => {},
+        onExpired: () => {},
+        onChange: () => {},
+        onListChanged: () => {},
+      },
+      signal,
+    );
+    await session.close({ terminate: true });
+    if (this.#started) await supervisor.restart().catch(() => {});
+  }
+
+  /** Closes every server (bounded DELETE for HTTP sessions) and the proxy clients. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.all([...this.#supervisors.values()].map((s) => s.close().catch(() => {})));
+    this.#proxies.close();
+    this.#listeners.clear();
+  }
+}

@@ -1,0 +1,438 @@
+/**
+ * The per-server session supervisor. Every session it opens carries a generation number;
+ * callbacks of an older generation are ignored, so a late event from a dead session can never
+ * overwrite a newer one.
+ *
+ * - Only a session that is initialized, whose listener has settled and whose lists were read
+ *   is published.
+ * - When an established Streamable HTTP session answers 404 (expired), concurrent calls share a
+ *   single rebuild and each replays at most once.
+ * - A tool call that was in flight when the link broke is never replayed: the server may have
+ *   run it. The caller gets an error; the supervisor reconnects in the background with bounded
+ *   backoff.
+ *
+ * @module
+ */
+import {
+  type Classified,
+  classifyError,
+  describeErrorClass,
+  isConnectionLoss,
+  isSessionExpired,
+  isUnauthorized,
+  McpUnavailableError,
+  StartupTimeoutError,
+} from "./failure.ts";
+import type { CallToolResult } from "./sdk.ts";
+import { SerialGate } from "./serial_gate.ts";
+import { abortable, openSession, type Session, type SessionContext } from "./session.ts";
+import type { McpPhase, McpServerEntry, McpServerSpec, McpServerStatus } from "./types.ts";
+
+/** Host-wide settings a supervisor opens sessions with. */
+export type SupervisorContext = Omit<
+  SessionContext,
+  "generation" | "onLoss" | "onExpired" | "onChange" | "onListChanged"
+>;
+
+/** Delays between background reconnect attempts. */
+const BACKOFF_MS = [250, 1000, 2000, 4000, 8000];
+const AUTH_RETRIES = 3;
+
+/** A call failed because the link broke while it was in flight; it was not retried. */
+export class McpConnectionLostError extends McpUnavailableError {
+  constructor(server: string, cause: unknown) {
+    super(
+      server,
+      "connection_closed",
+      `the connection to MCP server "${server}" broke during the call; the call may or may ` +
+        "not have run and was not retried. The server is reconnecting.",
+      { cause },
+    );
+    this.name = "McpConnectionLostError";
+  }
+}
+
+/** Options of one request through the supervisor. */
+export interface RequestOptions {
+  signal?: AbortSignal;
+}
+
+/** Options of a tool call. */
+export interface CallOptions extends RequestOptions {
+  /** Bound on the call once the connection is ready. */
+  timeoutMs: number;
+  onProgress?(progress: { progress: number; total?: number; message?: string }): void;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** Supervises one configured server. */
+export class ServerSupervisor {
+  readonly entry: McpServerEntry;
+  readonly name: string;
+  readonly #ctx: SupervisorContext;
+  readonly #notify: () => void;
+  readonly #gate?: SerialGate;
+  readonly #lifetime = new AbortController();
+  #generation = 0;
+  #session?: Session;
+  #phase: McpPhase;
+  #error?: Classified;
+  #reconnects = 0;
+  #published = false;
+  #opening?: { generation: number; promise: Promise<Session> };
+  #looping = false;
+  #closed = false;
+  readonly #waiters = new Set<{ resolve(s: Session): void; reject(e: unknown): void }>();
+
+  constructor(entry: McpServerEntry, ctx: SupervisorContext, notify: () => void) {
+    this.entry = entry;
+    this.name = entry.declaration.name;
+    this.#ctx = ctx;
+    this.#notify = notify;
+    this.#phase = entry.spec ? "starting" : "failed";
+    if (!entry.spec) this.#error = { errorClass: "config" };
+    if (entry.spec?.concurrency === "serial") this.#gate = new SerialGate();
+  }
+
+  /** The spec this supervisor runs, if the declaration resolved. */
+  get spec(): McpServerSpec | undefined {
+    return this.entry.spec;
+  }
+
+  /** The published session, if any. */
+  get session(): Session | undefined {
+    return this.#session;
+  }
+
+  get phase(): McpPhase {
+    return this.#phase;
+  }
+
+  /** Whether the first start attempt has finished (either way). */
+  get settled(): boolean {
+    return this.#phase !== "starting";
+  }
+
+  /** Starts connecting in the background. */
+  start(): void {
+    if (!this.entry.spec || this.#closed || this.#session || this.#opening) return;
+    this.#open("start").catch(() => {});
+  }
+
+  /** A redacted snapshot for status surfaces. */
+  status(): McpServerStatus {
+    const d = this.entry.declaration;
+    const s = this.#session;
+    return {
+      name: this.name,
+      transport: d.type,
+      source: d.source.kind,
+      phase: this.#phase,
+      ...(s?.protocol ? { protocol: s.protocol } : {}),
+      listener: s ? s.listener.phase : this.#phase === "starting" ? "pending" : "none",
+      reconnects: this.#reconnects,
+      ...(this.#error ? { error: this.#error.errorClass } : {}),
+      ...(this.#error?.httpStatus ? { httpStatus: this.#error.httpStatus } : {}),
+      tools: s?.tools.length ?? 0,
+      prompts: s?.prompts.length ?? 0,
+      resources: s?.resources.length ?? 0,
+      ...(s?.client.getServerVersion()
+        ? {
+          server: {
+            name: s.client.getServerVersion()!.name,
+            version: s.client.getServerVersion()!.version,
+          },
+        }
+        : {}),
+      concurrency: this.entry.spec?.concurrency ?? "parallel",
+    };
+  }
+
+  /** Words for why the server is unusable now. */
+  unavailableReason(): string {
+    if (this.entry.problem) {
+      return `MCP server "${this.name}" cannot start: ${this.entry.problem}`;
+    }
+    const why = this.#error ? describeErrorClass(this.#error) : "it is not connected";
+    return `MCP server "${this.name}" is unavailable: ${why}`;
+  }
+
+  /**
+   * The published session, waiting (bounded by the start-up timeout) for a start or reconnect
+   * in progress; a server that failed earlier gets one fresh attempt.
+   */
+  async ready(opts: RequestOptions = {}): Promise<Session> {
+    const spec = this.entry.spec;
+    if (!spec) throw new McpUnavailableError(this.name, "config", this.unavailableReason());
+    if (this.#closed) {
+      throw new McpUnavailableError(this.name, "connection_closed", `MCP host is closed`);
+    }
+    if (this.#session) return this.#session;
+    if (this.#phase === "needs_auth") {
+      throw new McpUnavailableError(this.name, "auth_required", this.unavailableReason());
+    }
+    if (!this.#opening && !this.#looping) this.#open("start").catch(() => {});
+    const bound = AbortSignal.timeout(spec.startupTimeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, bound]) : bound;
+    try {
+      return await abortable(this.#nextSession(), signal);
+    } catch (error) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      if (bound.aborted) {
+        throw new McpUnavailableError(
+          this.name,
+          "startup_timeout",
+          `MCP server "${this.name}" is not ready after ${spec.startupTimeoutMs / 1000}s`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Calls a tool: serial gate, call timeout from readiness on, 404 rebuild, auth retries. */
+  async callTool(tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<
+    CallToolResult
+  > {
+    const run = () =>
+      this.#request(
+        (session) =>
+          session.client.callTool({ name: tool, arguments: args }, undefined, {
+            signal: opts.signal,
+            timeout: opts.timeoutMs,
+            // Always set, so every call carries its own `_meta.progressToken`.
+            onprogress: opts.onProgress ?? (() => {}),
+          }) as Promise<CallToolResult>,
+        opts,
+      );
+    return this.#gate ? await this.#gate.run(run, opts.signal) : await run();
+  }
+
+  /** Runs a request on the published session with the recovery rules of this module. */
+  async request<T>(fn: (session: Session) => Promise<T>, opts: RequestOptions = {}): Promise<T> {
+    return await this.#request(fn, opts);
+  }
+
+  async #request<T>(fn: (session: Session) => Promise<T>, opts: RequestOptions): Promise<T> {
+    let session = await this.ready(opts);
+    let replayed = false;
+    let authorizations = 0;
+    while (true) {
+      try {
+        return await fn(session);
+      } catch (error) {
+        if (opts.signal?.aborted) throw opts.signal.reason ?? error;
+        if (isSessionExpired(error) && !replayed) {
+          replayed = true;
+          session = await this.#renew(session.generation, opts);
+          continue;
+        }
+        if (isUnauthorized(error)) {
+          const code = session.pendingAuthorization();
+          if (code && authorizations < AUTH_RETRIES) {
+            authorizations++;
+            await session.built.finishAuth!(await abortable(code, opts.signal ?? neverAborts));
+            continue;
+          }
+          this.#fail(session.generation, { errorClass: "auth_required" }, "needs_auth");
+          throw new McpUnavailableError(this.name, "auth_required", this.unavailableReason(), {
+            cause: error,
+          });
+        }
+        if (isConnectionLoss(error)) {
+          this.#lost(session.generation, error);
+          throw new McpConnectionLostError(this.name, error);
+        }
+        throw error;
+      }
+    }
+  }
+
+  /** Re-reads a list after a list-changed notification. */
+  async #refresh(generation: number, kind: "tools" | "prompts" | "resources"): Promise<void> {
+    const session = this.#session;
+    if (!session || session.generation !== generation) return;
+    try {
+      await session.refresh(kind, this.#ctx.requestTimeoutMs);
+      if (this.#session === session) this.#notify();
+    } catch {
+      // The next call surfaces a broken link; a failed refresh keeps the previous list.
+    }
+  }
+
+  /** Starts opening a new generation; the previous session is retired. */
+  #open(reason: "start" | "reconnect" | "expired"): Promise<Session> {
+    const spec = this.entry.spec!;
+    const generation = ++this.#generation;
+    const old = this.#session;
+    this.#session = undefined;
+    // An expired session is gone on the server already; anything else is ended politely.
+    if (old) old.close({ terminate: reason !== "expired" }).catch(() => {});
+    this.#phase = this.#published ? "reconnecting" : "starting";
+    this.#notify();
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new StartupTimeoutError(this.name, spec.startupTimeoutMs)),
+      spec.startupTimeoutMs,
+    );
+    const signal = AbortSignal.any([controller.signal, this.#lifetime.signal]);
+    const ctx: SessionContext = {
+      ...this.#ctx,
+      generation,
+      onLoss: (gen, cause) => this.#lost(gen, cause),
+      onExpired: (gen) => this.#renew(gen, {}).catch(() => {}),
+      onChange: (gen) => {
+        if (gen === this.#generation) this.#notify();
+      },
+      onListChanged: (gen, kind) => this.#refresh(gen, kind),
+    };
+    const promise = openSession(spec, ctx, signal).then(
+      (session) => {
+        if (generation !== this.#generation || this.#closed) {
+          session.close({ terminate: true }).catch(() => {});
+          throw new McpUnavailableError(this.name, "connection_closed", "superseded");
+        }
+        if (this.#published) this.#reconnects++;
+        this.#published = true;
+        this.#session = session;
+        this.#phase = "ready";
+        this.#error = undefined;
+        this.#notify();
+        for (const w of this.#waiters) w.resolve(session);
+        this.#waiters.clear();
+        return session;
+      },
+      (error) => {
+        if (generation === this.#generation && !this.#closed) {
+          const classified = classifyError(error);
+          const phase = classified.errorClass === "auth_required" ? "needs_auth" : "failed";
+          // During a reconnect loop a failed attempt is not final: the loop decides.
+          if (!this.#looping || phase === "needs_auth") this.#fail(generation, classified, phase);
+          else {
+            this.#error = classified;
+            this.#notify();
+          }
+        }
+        throw error;
+      },
+    ).finally(() => {
+      clearTimeout(timer);
+      if (this.#opening?.promise === promise) this.#opening = undefined;
+    });
+    this.#opening = { generation, promise };
+    return promise;
+  }
+
+  /** Marks the current generation failed and releases everyone waiting for it. */
+  #fail(generation: number, error: Classified, phase: "failed" | "needs_auth"): void {
+    if (generation !== this.#generation || this.#closed) return;
+    if (this.#session?.generation === generation) {
+      this.#session.close({ terminate: false }).catch(() => {});
+      this.#session = undefined;
+    }
+    this.#phase = phase;
+    this.#error = error;
+    this.#notify();
+    const failure = new McpUnavailableError(this.name, error.errorClass, this.unavailableReason());
+    for (const w of this.#waiters) w.reject(failure);
+    this.#waiters.clear();
+  }
+
+  /** The next published session (or the reason none will come). */
+  #nextSession(): Promise<Session> {
+    if (this.#session) return Promise.resolve(this.#session);
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        resolve,
+        reject,
+      };
+      this.#waiters.add(waiter);
+    });
+  }
+
+  /** The link of a published session broke: reconnect in the background with backoff. */
+  #lost(generation: number, cause: unknown): void {
+    if (generation !== this.#generation || this.#closed) return;
+    if (this.#session?.generation !== generation) return;
+    this.#error = classifyError(cause);
+    if (this.#error.errorClass === "protocol") this.#error = { errorClass: "connection_closed" };
+    this.#session.close({ terminate: false }).catch(() => {});
+    this.#session = undefined;
+    this.#phase = "reconnecting";
+    this.#notify();
+    this.#reconnectLoop().catch(() => {});
+  }
+
+  async #reconnectLoop(): Promise<void> {
+    if (this.#looping) return;
+    this.#looping = true;
+    try {
+      for (const delay of BACKOFF_MS) {
+        await sleep(delay, this.#lifetime.signal);
+        if (this.#closed || this.#session) return;
+        try {
+          await (this.#opening?.promise ?? this.#open("reconnect"));
+          return;
+        } catch {
+          if (this.#closed || this.#phase === "needs_auth") return;
+        }
+      }
+    } finally {
+      this.#looping = false;
+    }
+    if (!this.#session && !this.#closed && this.#phase !== "needs_auth") {
+      this.#fail(this.#generation, this.#error ?? { errorClass: "network" }, "failed");
+    }
+  }
+
+  /**
+   * Rebuilds after the session of `generation` expired. Every caller that saw the expiry of
+   * the same generation shares one rebuild.
+   */
+  async #renew(generation: number, opts: RequestOptions): Promise<Session> {
+    if (this.#session && this.#session.generation > generation) return this.#session;
+    if (this.#opening && this.#opening.generation > generation) {
+      return await abortable(this.#opening.promise, opts.signal ?? neverAborts);
+    }
+    if (generation !== this.#generation) return await this.ready(opts);
+    const promise = this.#open("expired");
+    return await abortable(promise, opts.signal ?? neverAborts);
+  }
+
+  /** Ends the session (bounded DELETE for HTTP) and stops reconnecting. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#generation++;
+    this.#lifetime.abort(new McpUnavailableError(this.name, "connection_closed", "closed"));
+    const session = this.#session;
+    this.#session = undefined;
+    this.#phase = "closed";
+    for (const w of this.#waiters) {
+      w.reject(new McpUnavailableError(this.name, "connection_closed", "MCP host closed"));
+    }
+    this.#waiters.clear();
+    await session?.close({ terminate: true });
+    await this.#opening?.promise.catch(() => {});
+  }
+
+  /** Restarts from scratch (after an authorization, or on request). */
+  restart(): Promise<Session> {
+    if (!this.entry.spec) {
+      return Promise.reject(new McpUnavailableError(this.name, "config", this.unavailableReason()));
+    }
+    return this.#open(this.#published ? "reconnect" : "start");
+  }
+}
+
+const neverAborts = new AbortController().signal;

@@ -1,0 +1,119 @@
+/**
+ * MCP tools as Reasonix `Tool`s (`mcp__<server>__<tool>`) and as `use_capability`
+ * capabilities (`mcp:<server>:<tool>`). Both run the same call: the supervisor's readiness
+ * wait (bounded by the start-up timeout), then the call with its own timeout, progress
+ * notifications as `ctx.progress`, and failures returned as results for the model.
+ *
+ * @module
+ */
+import type { Capability } from "../../tools/capability.ts";
+import type { JsonSchema, Tool, ToolContext, ToolResult } from "../../tools/types.ts";
+import { toolResultText } from "./content.ts";
+import { McpUnavailableError } from "./failure.ts";
+import { mcpCapabilityId, mcpToolName } from "./names.ts";
+import { ErrorCode, McpError, type McpToolInfo } from "./sdk.ts";
+import type { ServerSupervisor } from "./supervisor.ts";
+
+/** Settings every adapted tool shares. */
+export interface AdapterOptions {
+  /** Bound on one call once the server is ready. */
+  callTimeoutMs: number;
+}
+
+/** `3/5 message`, or whatever part of it the server sent. */
+export function formatProgress(p: { progress: number; total?: number; message?: string }): string {
+  const count = p.total !== undefined ? `${p.progress}/${p.total}` : `${p.progress}`;
+  return p.message ? `${count} ${p.message}` : count;
+}
+
+function schemaOf(info: McpToolInfo): JsonSchema {
+  const schema = info.inputSchema as JsonSchema | undefined;
+  if (!schema || typeof schema !== "object") return { type: "object", properties: {} };
+  return schema.type === "object" ? schema : { ...schema, type: "object" };
+}
+
+function describe(server: string, info: McpToolInfo): string {
+  return info.description ?? info.title ?? `Tool "${info.name}" of MCP server "${server}".`;
+}
+
+/** Whether the server marked the tool read-only. Unannotated tools are writers. */
+export function isReadOnly(info: McpToolInfo): boolean {
+  return info.annotations?.readOnlyHint === true;
+}
+
+function failure(server: string, tool: string, error: unknown, opts: AdapterOptions): ToolResult {
+  if (error instanceof McpUnavailableError) return { content: error.message, isError: true };
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+    return {
+      content: `MCP tool ${tool} of server "${server}" timed out after ${
+        Math.round(opts.callTimeoutMs / 1000)
+      }s.`,
+      isError: true,
+    };
+  }
+  const message = (error as Error)?.message ?? String(error);
+  return { content: `MCP tool ${tool} of server "${server}" failed: ${message}`, isError: true };
+}
+
+/** Runs one call of `tool` on the supervised server. Throws only when the turn was aborted. */
+export async function runMcpTool(
+  supervisor: ServerSupervisor,
+  tool: string,
+  args: Record<string, unknown>,
+  ctx: Pick<ToolContext, "signal" | "progress">,
+  opts: AdapterOptions,
+): Promise<ToolResult> {
+  try {
+    const result = await supervisor.callTool(tool, args, {
+      signal: ctx.signal,
+      timeoutMs: opts.callTimeoutMs,
+      onProgress: (p) => ctx.progress(formatProgress(p)),
+    });
+    const out: ToolResult = { content: toolResultText(result) };
+    if (result.isError) out.isError = true;
+    out.meta = { mcp: { server: supervisor.name, tool } };
+    if (result.structuredContent !== undefined) {
+      out.meta.structuredContent = result.structuredContent;
+    }
+    return out;
+  } catch (error) {
+    if (ctx.signal.aborted) throw ctx.signal.reason ?? error;
+    return failure(supervisor.name, tool, error, opts);
+  }
+}
+
+/** The direct tool `mcp__<server>__<tool>`. */
+export function mcpTool(
+  supervisor: ServerSupervisor,
+  info: McpToolInfo,
+  opts: AdapterOptions,
+): Tool<Record<string, unknown>> {
+  const name = mcpToolName(supervisor.name, info.name);
+  const readOnly = isReadOnly(info);
+  return {
+    name,
+    description: describe(supervisor.name, info),
+    schema: schemaOf(info),
+    readOnly,
+    access: () => ({ rule: name, readOnly }),
+    execute: (args, ctx) => runMcpTool(supervisor, info.name, args, ctx, opts),
+  };
+}
+
+/** The capability `mcp:<server>:<tool>`. */
+export function mcpCapability(
+  supervisor: ServerSupervisor,
+  info: McpToolInfo,
+  opts: AdapterOptions,
+): Capability {
+  const readOnly = isReadOnly(info);
+  return {
+    id: mcpCapabilityId(supervisor.name, info.name),
+    description: describe(supervisor.name, info),
+    schema: schemaOf(info),
+    readOnly,
+    destructive: !readOnly && info.annotations?.destructiveHint === true,
+    rule: mcpToolName(supervisor.name, info.name),
+    invoke: (args, ctx) => runMcpTool(supervisor, info.name, args, ctx, opts),
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * The `anthropic` provider kind (Anthropic Messages API). Importing this module registers the
+ * kind.
+ *
+ * @module
+ */
+import { registerProviderKind } from "../registry.ts";
+import { ANTHROPIC_DESCRIPTOR, createAnthropicProvider } from "./provider.ts";
+export {
+  ANTHROPIC_DESCRIPTOR,
+  ANTHROPIC_IDLE_TIMEOUT_MS,
+  AnthropicProvider,
+  createAnthropicProvider,
+} from "./provider.ts";
+export {
+  ANTHROPIC_VERSION,
+  type AnthropicBodyOptions,
+  buildMessagesBody,
+  buildMessagesHeaders,
+  CACHE_MARKER,
+  messageBlocks,
+  resolveMessagesUrl,
+  wireMessages,
+} from "./request.ts";
+export {
+  type AnthropicUsage,
+  decodeMessagesStream,
+  mapStopReason,
+  type MessagesDecodeOptions,
+  normalizeAnthropicUsage,
+} from "./stream.ts";
+registerProviderKind("anthropic", createAnthropicProvider, ANTHROPIC_DESCRIPTOR);

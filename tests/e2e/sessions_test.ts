@@ -1,0 +1,206 @@
+/**
+ * Sessions end to end: a run killed with SIGKILL mid-turn, then `--continue`; `sessions list`;
+ * `config compact-ratio`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { startFakeLlm } from "../fake_llm/mod.ts";
+import type { FakeStep } from "../fake_llm/mod.ts";
+import { RUN_FLAGS } from "../../cli/release/compile.ts";
+import { CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
+
+interface WireMessage {
+  role: string;
+  content: string | null;
+  tool_calls?: { id: string }[];
+  tool_call_id?: string;
+}
+
+function messagesOf(body: unknown): WireMessage[] {
+  return (body as { messages: WireMessage[] }).messages;
+}
+
+function spawnReasonix(args: string[], cwd: string, home: string): Deno.ChildProcess {
+  const env = Deno.env.toObject();
+  delete env.INIT_CWD;
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...RUN_FLAGS,
+      "--config",
+      CONFIG_PATH,
+      join(CONFIG_PATH, "../cli/main.ts"),
+      ...args,
+    ],
+    cwd,
+    clearEnv: true,
+    env: { ...env, REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+async function waitFor(check: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+Deno.test("SIGKILL mid-turn then --continue loses nothing that was acknowledged", async () => {
+  const steps: FakeStep[] = [
+    { toolCalls: [{ name: "read_file", arguments: '{"path":"a.txt"}' }] },
+    { text: "Reading b.", toolCalls: [{ name: "read_file", arguments: '{"path":"b.txt"}' }] },
+    {
+      toolCalls: [{
+        name: "bash",
+        arguments: JSON.stringify({ command: "touch started.marker && sleep 30" }),
+      }],
+    },
+  ];
+  const first = await startFakeLlm({ script: steps });
+  const repo = await makeRepo({ "a.txt": "alpha\n", "b.txt": "beta\n" });
+  const home = await makeHome(first.url);
+  const marker = join(repo, "started.marker");
+  const child = spawnReasonix(
+    ["run", "--permission-mode", "auto", "look at the files"],
+    repo,
+    home,
+  );
+  try {
+    // The third request asked for a long command; once it runs, kill the process outright.
+    await waitFor(() => {
+      try {
+        Deno.statSync(marker);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "the bash tool to start");
+    child.kill("SIGKILL");
+    const status = await child.status;
+    assert.equal(status.signal, "SIGKILL");
+    await child.stdout.cancel();
+    await child.stderr.cancel();
+
+    const acknowledged = messagesOf(first.requests[2].body);
+    const second = await startFakeLlm({ script: [{ text: "Continuing where we left off." }] });
+    try {
+      await Deno.writeTextFile(
+        join(home, "config.toml"),
+        (await Deno.readTextFile(join(home, "config.toml"))).replace(first.url, second.url),
+      );
+      const result = await runReasonix(["run", "--continue", "go on"], { cwd: repo, home });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stderr, /1 tool call\(s\) were interrupted/);
+      const resumed = messagesOf(second.requests[0].body);
+      // Everything the first run had acknowledged, in order, byte for byte…
+      assert.deepEqual(resumed.slice(0, acknowledged.length), acknowledged);
+      // …then the assistant turn whose tool was running, its repaired result, and the new task.
+      const rest = resumed.slice(acknowledged.length);
+      assert.equal(rest[0].role, "assistant");
+      assert.equal(rest[1].role, "tool");
+      assert.equal(rest[1].tool_call_id, rest[0].tool_calls?.[0].id);
+      assert.match(rest[1].content ?? "", /ended before this tool call finished/);
+      assert.deepEqual(rest.slice(2).map((m) => [m.role, m.content]), [["user", "go on"]]);
+      // The continued request extends the killed run's last request.
+      const prev = first.requests[2].bodyText;
+      assert.ok(second.requests[0].bodyText.startsWith(prev.slice(0, prev.lastIndexOf("]"))));
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await first.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("sessions list shows this workspace's sessions and --resume takes an id prefix", async () => {
+  const fake = await startFakeLlm({ script: [{ text: "one" }, { text: "two" }] });
+  const repo = await makeRepo({});
+  const home = await makeHome(fake.url);
+  try {
+    assert.equal((await runReasonix(["run", "first task"], { cwd: repo, home })).code, 0);
+    const listed = await runReasonix(["sessions", "list", "--json"], { cwd: repo, home });
+    assert.equal(listed.code, 0, listed.stderr);
+    const sessions = JSON.parse(listed.stdout);
+    assert.equal(sessions.length, 1);
+    assert.equal(sessions[0].title, "first task");
+    assert.equal(sessions[0].messages, 2);
+    const id: string = sessions[0].id;
+    const resumed = await runReasonix(
+      ["run", "--json", "--resume", id.slice(0, 8), "second task"],
+      {
+        cwd: repo,
+        home,
+      },
+    );
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.equal(JSON.parse(resumed.stdout).session_id, id);
+    assert.deepEqual(messagesOf(fake.requests[1].body).slice(1).map((m) => m.content), [
+      fake.requests[0].body && messagesOf(fake.requests[0].body)[1].content,
+      "one",
+      "second task",
+    ]);
+    const text = await runReasonix(["sessions", "list"], { cwd: repo, home });
+    assert.match(text.stdout, new RegExp(`^${id.slice(0, 8)} .* 4 msgs  first task$`, "m"));
+    const unknown = await runReasonix(["run", "--resume", "nope", "x"], { cwd: repo, home });
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /no session "nope"/);
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("config compact-ratio shows and sets the effective value, project beating user", async () => {
+  const repo = await makeRepo({});
+  const home = await makeHome("http://127.0.0.1:9/v1");
+  try {
+    const shown = await runReasonix(["config", "compact-ratio"], { cwd: repo, home });
+    assert.equal(shown.stdout.trim(), "compact_ratio = 0.80 (from built-in default)");
+    const setUser = await runReasonix(["config", "compact-ratio", "0.7"], { cwd: repo, home });
+    assert.equal(setUser.code, 0, setUser.stderr);
+    assert.match(
+      await Deno.readTextFile(join(home, "config.toml")),
+      /\[agent\]\ncompact_ratio = 0\.7\n/,
+    );
+    const setLocal = await runReasonix(["config", "compact-ratio", "--local", "0.85"], {
+      cwd: repo,
+      home,
+    });
+    assert.equal(setLocal.code, 0, setLocal.stderr);
+    const effective = await runReasonix(["config", "compact-ratio"], { cwd: repo, home });
+    assert.match(effective.stdout, /compact_ratio = 0\.85 \(from .*reasonix\.toml\)/);
+    const again = await runReasonix(["config", "compact-ratio", "0.75"], { cwd: repo, home });
+    assert.match(again.stdout, /reasonix\.toml sets 0\.85, which takes precedence/);
+    const bad = await runReasonix(["config", "compact-ratio", "0.95"], { cwd: repo, home });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /between 0\.30 and 0\.85/);
+  } finally {
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("retired context keys are removed from config files on startup", async () => {
+  const fake = await startFakeLlm({ script: [{ text: "ok" }] });
+  const repo = await makeRepo({
+    "reasonix.toml": "[agent]\nsoft_compact_ratio = 0.5 # old\nmax_turns = 5\n",
+  });
+  const home = await makeHome(fake.url);
+  try {
+    const result = await runReasonix(["run", "hi"], { cwd: repo, home });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /removed retired context setting\(s\) soft_compact_ratio/);
+    assert.equal(await Deno.readTextFile(join(repo, "reasonix.toml")), "[agent]\nmax_turns = 5\n");
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
