@@ -4,14 +4,9 @@
  *
  * @module
  */
-import { defaultErrorMessage, postForStream } from "../http.ts";
-import { OutputLimitMemory, streamWithOutputLimit } from "../output_limit.ts";
-import type { ProviderSettings, RetryPolicy } from "../registry.ts";
-import { DEFAULT_RETRY_POLICY, retryingStream } from "../retry.ts";
-import { secretsOf } from "../settings.ts";
-import { readSse } from "../sse.ts";
-import { finishToolCalls } from "../tool_call_finish.ts";
-import type { Chunk, Provider, ProviderRequest } from "../types.ts";
+import type { ProviderSettings } from "../registry.ts";
+import { SseProvider } from "../sse_provider.ts";
+import type { Provider } from "../types.ts";
 import {
   buildHeaders,
   buildRequestBody,
@@ -27,73 +22,22 @@ import { decodeChatStream } from "./stream.ts";
 export const DEFAULT_IDLE_TIMEOUT_MS = 300_000;
 
 /** A provider speaking the Chat Completions wire format. */
-export class OpenAiProvider implements Provider {
-  readonly name: string;
-  readonly #settings: ProviderSettings;
-  readonly #url: string;
-  readonly #headers: Record<string, string>;
-  readonly #secrets: string[];
-  readonly #retry: RetryPolicy;
-  readonly #idleTimeoutMs: number;
-  readonly #maxTokensField: MaxTokensField;
-  readonly #limits = new OutputLimitMemory();
-
+export class OpenAiProvider extends SseProvider {
   constructor(settings: ProviderSettings) {
-    this.name = settings.name;
-    this.#settings = settings;
-    this.#url = resolveRequestUrl(settings);
-    this.#headers = buildHeaders(settings);
-    this.#secrets = secretsOf(settings);
-    this.#retry = settings.retry ?? DEFAULT_RETRY_POLICY;
-    this.#idleTimeoutMs = settings.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     const field = settings.options?.max_tokens_field;
     if (field !== undefined && field !== "max_tokens" && field !== "max_completion_tokens") {
       throw new TypeError(
         `provider "${settings.name}": max_tokens_field must be "max_tokens" or "max_completion_tokens"`,
       );
     }
-    this.#maxTokensField = field ?? "max_tokens";
-  }
-
-  /** Streams one completion; see {@link Provider.stream}. */
-  stream(req: ProviderRequest, opts: { signal: AbortSignal }): AsyncIterable<Chunk> {
-    const chunks = streamWithOutputLimit(
-      req,
-      this.#limits,
-      (r) => {
-        const body = buildRequestBody(r, { maxTokensField: this.#maxTokensField });
-        return retryingStream(() => this.#attempt(body, opts.signal), {
-          signal: opts.signal,
-          policy: this.#retry,
-        });
-      },
-      this.#settings.onOutputLimit,
-    );
-    return finishToolCalls(chunks, { toolNames: req.tools.map((t) => t.name) });
-  }
-
-  async *#attempt(body: string, signal: AbortSignal): AsyncGenerator<Chunk> {
-    const context = {
-      provider: this.name,
-      // OpenAI and DeepSeek send `{"error":{"message",...}}`, the default extractor's first shape.
-      extractMessage: defaultErrorMessage,
-      secrets: this.#secrets,
-    };
-    const response = await postForStream({
-      ...context,
-      url: this.#url,
-      headers: this.#headers,
-      body,
-      signal,
-      idleTimeoutMs: this.#idleTimeoutMs,
-      fetch: this.#settings.fetch,
+    const maxTokensField: MaxTokensField = field ?? "max_tokens";
+    super(settings, {
+      url: resolveRequestUrl(settings),
+      headers: buildHeaders(settings),
+      idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
+      buildBody: (req) => buildRequestBody(req, { maxTokensField }),
+      decode: decodeChatStream,
     });
-    const events = readSse(response.body!, {
-      signal,
-      idleTimeoutMs: this.#idleTimeoutMs,
-      provider: this.name,
-    });
-    yield* decodeChatStream(events, context);
   }
 }
 

@@ -3,14 +3,9 @@
  *
  * @module
  */
-import { defaultErrorMessage, postForStream } from "../http.ts";
-import { OutputLimitMemory, streamWithOutputLimit } from "../output_limit.ts";
-import type { ProviderSettings, RetryPolicy } from "../registry.ts";
-import { DEFAULT_RETRY_POLICY, retryingStream } from "../retry.ts";
-import { secretsOf } from "../settings.ts";
-import { readSse } from "../sse.ts";
-import { finishToolCalls } from "../tool_call_finish.ts";
-import type { Chunk, Provider, ProviderRequest } from "../types.ts";
+import type { ProviderSettings } from "../registry.ts";
+import { SseProvider } from "../sse_provider.ts";
+import type { Provider } from "../types.ts";
 import {
   buildResponsesBody,
   buildResponsesHeaders,
@@ -23,25 +18,8 @@ import { decodeResponsesStream } from "./stream.ts";
 export const RESPONSES_IDLE_TIMEOUT_MS = 300_000;
 
 /** A provider speaking the Responses wire format. */
-export class ResponsesProvider implements Provider {
-  readonly name: string;
-  readonly #settings: ProviderSettings;
-  readonly #url: string;
-  readonly #headers: Record<string, string>;
-  readonly #secrets: string[];
-  readonly #retry: RetryPolicy;
-  readonly #idleTimeoutMs: number;
-  readonly #bodyOptions: ResponsesBodyOptions;
-  readonly #limits = new OutputLimitMemory();
-
+export class ResponsesProvider extends SseProvider {
   constructor(settings: ProviderSettings) {
-    this.name = settings.name;
-    this.#settings = settings;
-    this.#url = resolveResponsesUrl(settings);
-    this.#headers = buildResponsesHeaders(settings);
-    this.#secrets = secretsOf(settings);
-    this.#retry = settings.retry ?? DEFAULT_RETRY_POLICY;
-    this.#idleTimeoutMs = settings.idleTimeoutMs ?? RESPONSES_IDLE_TIMEOUT_MS;
     const options = settings.options ?? {};
     const include = options.encrypted_reasoning;
     if (include !== undefined && typeof include !== "boolean") {
@@ -51,47 +29,17 @@ export class ResponsesProvider implements Provider {
     if (summary !== undefined && typeof summary !== "string") {
       throw new TypeError(`provider "${settings.name}": reasoning_summary must be a string`);
     }
-    this.#bodyOptions = { includeEncryptedReasoning: include, reasoningSummary: summary };
-  }
-
-  /** Streams one completion; see {@link Provider.stream}. */
-  stream(req: ProviderRequest, opts: { signal: AbortSignal }): AsyncIterable<Chunk> {
-    const chunks = streamWithOutputLimit(
-      req,
-      this.#limits,
-      (r) => {
-        const body = buildResponsesBody(r, this.#bodyOptions);
-        return retryingStream(() => this.#attempt(body, opts.signal), {
-          signal: opts.signal,
-          policy: this.#retry,
-        });
-      },
-      this.#settings.onOutputLimit,
-    );
-    return finishToolCalls(chunks, { toolNames: req.tools.map((t) => t.name) });
-  }
-
-  async *#attempt(body: string, signal: AbortSignal): AsyncGenerator<Chunk> {
-    const context = {
-      provider: this.name,
-      extractMessage: defaultErrorMessage,
-      secrets: this.#secrets,
+    const bodyOptions: ResponsesBodyOptions = {
+      includeEncryptedReasoning: include,
+      reasoningSummary: summary,
     };
-    const response = await postForStream({
-      ...context,
-      url: this.#url,
-      headers: this.#headers,
-      body,
-      signal,
-      idleTimeoutMs: this.#idleTimeoutMs,
-      fetch: this.#settings.fetch,
+    super(settings, {
+      url: resolveResponsesUrl(settings),
+      headers: buildResponsesHeaders(settings),
+      idleTimeoutMs: RESPONSES_IDLE_TIMEOUT_MS,
+      buildBody: (req) => buildResponsesBody(req, bodyOptions),
+      decode: decodeResponsesStream,
     });
-    const events = readSse(response.body!, {
-      signal,
-      idleTimeoutMs: this.#idleTimeoutMs,
-      provider: this.name,
-    });
-    yield* decodeResponsesStream(events, context);
   }
 }
 

@@ -1,0 +1,89 @@
+/**
+ * What every HTTP + SSE provider kind shares: POST the body, decode the event stream, retry
+ * transient failures before any output, learn a model's real output limit from a 400, and
+ * deliver tool calls whole. A kind supplies only its URL, headers, body and decoder.
+ *
+ * @module
+ */
+import { defaultErrorMessage, type ErrorContext, postForStream } from "./http.ts";
+import { OutputLimitMemory, streamWithOutputLimit } from "./output_limit.ts";
+import type { ProviderSettings, RetryPolicy } from "./registry.ts";
+import { DEFAULT_RETRY_POLICY, retryingStream } from "./retry.ts";
+import { secretsOf } from "./settings.ts";
+import { readSse, type SseEvent } from "./sse.ts";
+import { finishToolCalls } from "./tool_call_finish.ts";
+import type { Chunk, Provider, ProviderRequest } from "./types.ts";
+
+/** The wire-specific parts of a kind. */
+export interface SseWire {
+  url: string;
+  headers: Record<string, string>;
+  /** Abandon a stream silent for this long unless the settings say otherwise. */
+  idleTimeoutMs: number;
+  /** Serializes a request; called once per request, before any retry. */
+  buildBody(req: ProviderRequest): string;
+  /** Turns the event stream into chunks, throwing typed errors for in-stream failures. */
+  decode(events: AsyncIterable<SseEvent>, context: ErrorContext): AsyncIterable<Chunk>;
+}
+
+/** A provider streaming completions over HTTP + SSE. Kinds extend it with their wire. */
+export class SseProvider implements Provider {
+  readonly name: string;
+  readonly #settings: ProviderSettings;
+  readonly #wire: SseWire;
+  readonly #context: ErrorContext;
+  readonly #retry: RetryPolicy;
+  readonly #idleTimeoutMs: number;
+  /** Output limits learned from this endpoint's 400s, for the rest of the session. */
+  protected readonly limits: OutputLimitMemory = new OutputLimitMemory();
+
+  constructor(settings: ProviderSettings, wire: SseWire) {
+    this.name = settings.name;
+    this.#settings = settings;
+    this.#wire = wire;
+    // Every supported kind reports `{"error":{"message",…}}` (or Anthropic's typed variant),
+    // the default extractor's shapes.
+    this.#context = {
+      provider: settings.name,
+      extractMessage: defaultErrorMessage,
+      secrets: secretsOf(settings),
+    };
+    this.#retry = settings.retry ?? DEFAULT_RETRY_POLICY;
+    this.#idleTimeoutMs = settings.idleTimeoutMs ?? wire.idleTimeoutMs;
+  }
+
+  /** Streams one completion; see {@link Provider.stream}. */
+  stream(req: ProviderRequest, opts: { signal: AbortSignal }): AsyncIterable<Chunk> {
+    const chunks = streamWithOutputLimit(
+      req,
+      this.limits,
+      (r) => {
+        const body = this.#wire.buildBody(r);
+        return retryingStream(() => this.#attempt(body, opts.signal), {
+          signal: opts.signal,
+          policy: this.#retry,
+        });
+      },
+      this.#settings.onOutputLimit,
+    );
+    return finishToolCalls(chunks, { toolNames: req.tools.map((t) => t.name) });
+  }
+
+  async *#attempt(body: string, signal: AbortSignal): AsyncGenerator<Chunk> {
+    const response = await postForStream({
+      ...this.#context,
+      url: this.#wire.url,
+      headers: this.#wire.headers,
+      body,
+      signal,
+      idleTimeoutMs: this.#idleTimeoutMs,
+      fetch: this.#settings.fetch,
+    });
+    const events = readSse(response.body!, {
+      signal,
+      idleTimeoutMs: this.#idleTimeoutMs,
+      provider: this.name,
+    });
+    yield* this.#wire.decode(events, this.#context);
+  }
+}
