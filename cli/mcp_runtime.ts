@@ -24,6 +24,7 @@ import {
 } from "../plugins/mcp/config.ts";
 import type { McpHost } from "../plugins/mcp/host.ts";
 import type { AuthorizationOpener } from "../plugins/mcp/oauth_provider.ts";
+import { pruneOrphanedOAuth } from "../plugins/mcp/oauth_store.ts";
 import type { McpServerEntry } from "../plugins/mcp/types.ts";
 import type { Capability } from "../tools/capability.ts";
 import type { Tool } from "../tools/types.ts";
@@ -101,6 +102,8 @@ export async function loadMcpEntries(opts: {
   config?: Config;
 }): Promise<McpDeclarations> {
   const set = await loadMcpDeclarations({ home: opts.home, cwd: opts.cwd });
+  const declared = new Set([...set.user, ...set.mcp_json, ...set.project].map((d) => d.name));
+  await pruneOrphanedOAuth(mcpStateDir(opts.home), declared).catch(() => 0);
   const entries = resolveEntries(set, {
     expand: await mcpExpander(opts),
     defaultStartupTimeoutMs: (opts.config?.tools.mcp_startup_timeout_seconds ?? 30) * 1000,

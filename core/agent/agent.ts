@@ -263,6 +263,10 @@ export class Agent implements Runner {
                   usage: chunk.usage,
                   cost,
                   currency: o.price?.currency,
+                  cacheHitRatio: chunk.usage.promptTokens
+                    ? chunk.usage.cacheHitTokens / chunk.usage.promptTokens
+                    : 0,
+                  totals: { ...totals },
                 };
                 break;
               }

@@ -280,7 +280,12 @@ Deno.test("usage is accumulated and priced per request", async () => {
   assert.equal(end.usage.cacheHitTokens, 1600);
   // Per request: (800*0.1 + 200*1 + 100*2) / 1e6 = 0.00048
   assert.ok(Math.abs(end.usage.cost! - 0.00096) < 1e-12);
-  assert.equal(events.filter((e) => e.type === "usage").length, 2);
+  const usages = events.filter((e) => e.type === "usage");
+  assert.equal(usages.length, 2);
+  assert.equal(usages[0].cacheHitRatio, 0.8);
+  assert.equal(usages[0].totals.promptTokens, 1000);
+  assert.equal(usages[1].totals.promptTokens, 2000);
+  assert.ok(Math.abs(usages[1].totals.cost! - 0.00096) < 1e-12);
 });
 
 Deno.test("the output budget sees a prompt estimate and sets maxOutputTokens", async () => {

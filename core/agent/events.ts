@@ -48,6 +48,10 @@ export type AgentEvent =
     /** Cost of this request, when priced. */
     cost?: number;
     currency?: string;
+    /** Share of this request's prompt served from the provider's cache, 0..1. */
+    cacheHitRatio: number;
+    /** Running totals of this run, including this request. */
+    totals: UsageTotals;
   }
   | {
     /** Every permission decision, so the UI and `run --json` can show why a call ran or not. */

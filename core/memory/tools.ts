@@ -37,6 +37,14 @@ const SCOPE = z.enum(["project", "global"]);
 
 function failure(error: unknown) {
   if (error instanceof MemoryError) return { content: error.message, isError: true };
+  // Read-only runs give up Deno's write permission after start-up: say so, not a stack trace.
+  if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+    return {
+      content: "Memory cannot be written in this run: writing is disabled (read-only mode). " +
+        "Nothing was saved.",
+      isError: true,
+    };
+  }
   throw error;
 }
 

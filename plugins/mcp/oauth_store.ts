@@ -122,3 +122,36 @@ export async function clearOAuthState(
   await store.remove();
   return existed;
 }
+
+/**
+ * Deletes stored OAuth state of servers that are no longer declared anywhere (a declaration
+ * deleted by hand rather than with `reasonix mcp remove`). State of a name that is still
+ * declared in some source is kept; its binding to the resource URL already stops a changed
+ * URL from reusing it. Returns the number of records removed.
+ */
+export async function pruneOrphanedOAuth(
+  stateDir: string,
+  declared: ReadonlySet<string>,
+): Promise<number> {
+  const dir = join(stateDir, "oauth");
+  let removed = 0;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(dir));
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    if (!entry.isFile || !entry.name.endsWith(".json")) continue;
+    const path = join(dir, entry.name);
+    try {
+      const record = JSON.parse(await Deno.readTextFile(path)) as Partial<OAuthRecord>;
+      if (typeof record.server !== "string" || declared.has(record.server)) continue;
+      await Deno.remove(path);
+      removed++;
+    } catch {
+      // Unreadable or already gone: leave it to `reasonix mcp remove`.
+    }
+  }
+  return removed;
+}

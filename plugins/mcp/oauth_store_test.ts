@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { clearOAuthState, oauthFile, OAuthStore } from "./oauth_store.ts";
+import { clearOAuthState, oauthFile, OAuthStore, pruneOrphanedOAuth } from "./oauth_store.ts";
 import { ReasonixOAuthProvider } from "./oauth_provider.ts";
 
 Deno.test("OAuth state is written with mode 0600 in a 0700 directory", async () => {
@@ -78,5 +78,20 @@ Deno.test("the provider stores rotated refresh tokens and sends no default scope
     assert.equal(again.takeAuthorizationCode(), undefined);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("OAuth state of servers no longer declared anywhere is pruned", async () => {
+  const stateDir = await Deno.makeTempDir();
+  try {
+    const kept = new OAuthStore(stateDir, "github", "https://mcp.example.com/mcp");
+    const gone = new OAuthStore(stateDir, "old", "https://old.example.com/mcp");
+    await kept.update((r) => r.tokens = { access_token: "a", token_type: "Bearer" });
+    await gone.update((r) => r.tokens = { access_token: "b", token_type: "Bearer" });
+    assert.equal(await pruneOrphanedOAuth(stateDir, new Set(["github"])), 1);
+    assert.equal(await kept.hasTokens(), true);
+    assert.equal(await gone.hasTokens(), false);
+  } finally {
+    await Deno.remove(stateDir, { recursive: true });
   }
 });

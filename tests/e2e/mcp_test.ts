@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeLlm } from "../fake_llm/mod.ts";
-import { EVERYTHING } from "../mcp/servers.ts";
+import { EVERYTHING, npmServerArgs } from "../mcp/servers.ts";
 import { makeHome, makeRepo, runReasonix } from "./support.ts";
 
 Deno.test("reasonix run: the model calls an MCP tool and its result reaches the next request", async () => {
@@ -23,7 +23,7 @@ Deno.test("reasonix run: the model calls an MCP tool and its result reaches the 
 [[mcp.servers]]
 name = "everything"
 command = ${JSON.stringify(Deno.execPath())}
-args = ["run", "-A", "--quiet", "${EVERYTHING}", "stdio"]
+args = ${JSON.stringify(npmServerArgs(EVERYTHING, "stdio"))}
 `,
   );
   try {
@@ -63,11 +63,7 @@ Deno.test("reasonix mcp add, list, get and remove follow the declaration precede
       "TOKEN=${EVERYTHING_TOKEN}",
       "everything",
       Deno.execPath(),
-      "run",
-      "-A",
-      "--quiet",
-      EVERYTHING,
-      "stdio",
+      ...npmServerArgs(EVERYTHING, "stdio"),
     );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /added MCP server "everything" in .*config\.toml/);

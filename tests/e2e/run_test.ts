@@ -163,3 +163,56 @@ Deno.test("deno.json's reasonix task answers --version", async () => {
   const config = JSON.parse(await Deno.readTextFile(CONFIG_PATH));
   assert.equal(result.stdout.trim(), `reasonix ${config.version}`);
 });
+
+Deno.test("hard limits end an unattended run cleanly with a clear status", async () => {
+  const loop = () => ({ toolCalls: [{ name: "ls", arguments: "{}" }] });
+  const fake = await startFakeLlm({ script: [loop(), loop(), loop(), loop(), loop()] });
+  const repo = await makeRepo({ "a.txt": "a" });
+  const home = await makeHome(fake.url);
+  try {
+    const tokens = await runReasonix(["run", "--json", "--max-tokens", "10", "go"], {
+      cwd: repo,
+      home,
+    });
+    assert.equal(tokens.code, 1, tokens.stderr);
+    const summary = JSON.parse(tokens.stdout);
+    assert.equal(summary.status, "budget_exceeded");
+    assert.match(summary.detail, /--max-tokens/);
+    assert.equal(summary.turns, 1);
+
+    const turns = await runReasonix(["run", "--json", "--max-turns", "2", "go"], {
+      cwd: repo,
+      home,
+    });
+    assert.equal(JSON.parse(turns.stdout).status, "max_turns");
+    assert.match(turns.stderr, /raise it with --max-turns/);
+
+    const bad = await runReasonix(["run", "--timeout", "soon", "go"], { cwd: repo, home });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--timeout must be a duration such as 90s/);
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("--timeout ends a stalled run with status timeout", async () => {
+  const fake = await startFakeLlm({ script: [{ hang: "before-headers" }] });
+  const repo = await makeRepo({});
+  const home = await makeHome(fake.url);
+  try {
+    const result = await runReasonix(["run", "--json", "--timeout", "1s", "go"], {
+      cwd: repo,
+      home,
+    });
+    assert.equal(result.code, 1, result.stderr);
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.status, "timeout");
+    assert.match(summary.detail, /time limit/);
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});

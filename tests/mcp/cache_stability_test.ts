@@ -58,6 +58,12 @@ Deno.test("MCP results reach the next request, byte-stable across a late connect
       case 2: {
         // The fast server dies between turns; slow frames give it (and the late server) time.
         killed = Number(lastToolResults(req)[0]);
+        // Never signal 0 or a negative pid: that would hit this test's whole process group.
+        if (!Number.isInteger(killed) || killed <= 1) {
+          throw new Error(
+            `the fixture's pid tool answered ${JSON.stringify(lastToolResults(req))}`,
+          );
+        }
         Deno.kill(killed, "SIGKILL");
         return { toolCalls: [call("use_capability", { query: "echo" })], delayMs: 400 };
       }

@@ -10,6 +10,7 @@ import {
   EVERYTHING,
   FILESYSTEM,
   httpSpec,
+  npmServerArgs,
   startEverythingHttp,
   stdioSpec,
 } from "./servers.ts";
@@ -76,7 +77,7 @@ async function exerciseEverything(host: McpHost, listener: string): Promise<void
 
 Deno.test("server-everything over stdio: tools, annotations, progress, prompts, resources", async () => {
   await withHost(
-    stdioSpec("every", Deno.execPath(), ["run", "-A", "--quiet", EVERYTHING, "stdio"]),
+    stdioSpec("every", Deno.execPath(), npmServerArgs(EVERYTHING, "stdio")),
     (host) => exerciseEverything(host, "listening"),
   );
 });
@@ -108,7 +109,7 @@ Deno.test("server-filesystem over stdio works in the roots it is given by the cl
   try {
     // No directory argument: the server takes its allowed directories from roots/list.
     await withHost(
-      stdioSpec("fs", Deno.execPath(), ["run", "-A", "--quiet", FILESYSTEM]),
+      stdioSpec("fs", Deno.execPath(), npmServerArgs(FILESYSTEM)),
       async (host) => {
         assert.equal(host.status()[0].phase, "ready");
         const tools = new Map(host.directTools().map((t) => [t.name, t]));

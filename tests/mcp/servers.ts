@@ -15,6 +15,15 @@ export const DENO_JSON: string = join(HERE, "..", "..", "deno.json");
 /** The stdio fixture server. */
 export const FIXTURE_STDIO: string = join(HERE, "fixtures", "stdio_server.ts");
 
+/**
+ * `deno run` arguments for an npm server. The repository's config (and so its lockfile) is
+ * named explicitly: the versions then match what `.ci/run` cached, whatever directory the
+ * server is started from, and nothing is resolved or downloaded while a test waits.
+ */
+export function npmServerArgs(pkg: string, ...rest: string[]): string[] {
+  return ["run", "-A", "--quiet", "--config", DENO_JSON, pkg, ...rest];
+}
+
 /** `deno run` arguments for the stdio fixture. */
 export function fixtureArgs(): string[] {
   return ["run", "-A", "--quiet", "--config", DENO_JSON, FIXTURE_STDIO];
@@ -89,7 +98,7 @@ export interface HttpEverything {
 export async function startEverythingHttp(mode: "streamableHttp" | "sse"): Promise<HttpEverything> {
   const port = freePort();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", EVERYTHING, mode],
+    args: npmServerArgs(EVERYTHING, mode),
     env: { PORT: String(port) },
     stdin: "null",
     stdout: "null",

@@ -59,6 +59,8 @@ const fixture = (name = "fx", opts: { serial?: boolean; env?: Record<string, str
 Deno.test("a stdio server killed with SIGKILL mid-call yields a tool error and a reconnect", async () => {
   await withHost([fixture()], async (host) => {
     const pid = Number(text(await host.callTool("fx", "pid", {}, {})));
+    // Never signal 0 or a negative pid: that would hit this test's whole process group.
+    assert.ok(Number.isInteger(pid) && pid > 1, `the fixture's pid tool answered ${pid}`);
     const info = host.tools("fx").find((t) => t.name === "sleep")!;
     assert.equal(info.tool, "mcp__fx__sleep");
     const [tool] = host.directTools().filter((t) => t.name === "mcp__fx__sleep");

@@ -1,0 +1,11 @@
+/**
+ * The provider layer: wire-neutral message types, the kind registry and the shared HTTP/SSE
+ * machinery. Kinds live in subfolders and register themselves when imported.
+ *
+ * @module
+ */
+export type * from "./types.ts";
+export { ContextOverflowError, ProviderError, type ProviderErrorCode } from "./errors.ts";
+export * from "./registry.ts";
+export { capabilitiesFor } from "./capabilities.ts";
+export { SseProvider, type SseWire } from "./sse_provider.ts";
