@@ -254,7 +254,7 @@ Deno.test("bash additional_write_dirs go through approval and become one-time gr
   }
 });
 
-Deno.test("read-only mode refuses writers and additional write dirs", async () => {
+Deno.test("read-only mode refuses writers, commands and additional write dirs", async () => {
   const s = await setup("read-only", { allow: ["Edit"] });
   try {
     const edit = await s.check(EDIT, { rule: "Edit", writes: ["src/a.ts"] });
@@ -265,7 +265,9 @@ Deno.test("read-only mode refuses writers and additional write dirs", async () =
       extraWriteDirs: { dirs: ["/tmp/x"], justification: "x" },
     });
     assert.equal(bash.allow, false);
-    assert.equal((await s.check(BASH, { rule: "Bash", command: "ls" })).allow, true);
+    const plain = await s.check(BASH, { rule: "Bash", command: "ls" });
+    assert.equal(plain.allow, false);
+    assert.match(plain.reason!, /runs no commands/);
   } finally {
     await Deno.remove(s.base, { recursive: true });
   }

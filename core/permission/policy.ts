@@ -113,14 +113,14 @@ export class Policy {
         note: `the ${this.preset.name} permission mode never runs writers`,
       };
     }
-    if (this.preset.strict && kind === "bash" && !this.#shellSandbox) {
+    if (this.preset.strict && kind === "bash") {
       return {
         decision: "deny",
         kind,
         source: "preset",
         rule: `${this.preset.name} mode`,
-        note: `this platform has no shell sandbox, so the ${this.preset.name} permission mode ` +
-          `cannot run commands`,
+        note: `the ${this.preset.name} permission mode runs no commands (the process gives up ` +
+          "its right to start programs); use --permission-mode ask or auto to run them",
       };
     }
 

@@ -58,7 +58,7 @@ Deno.test("readers fall back to allow and writers to the preset", () => {
   assert.equal(policy("auto").decide(bash("ls")).decision, "allow");
   assert.equal(policy("yolo").decide(bash("ls")).decision, "allow");
   assert.equal(policy("read-only").decide(edit("/ws/a")).decision, "deny");
-  assert.equal(policy("read-only").decide(bash("ls")).decision, "allow");
+  assert.equal(policy("read-only").decide(bash("ls")).decision, "deny");
 });
 
 Deno.test("precedence is deny > ask > allow > fallback", () => {

@@ -40,7 +40,7 @@ export const PRESETS: readonly Preset[] = [
   {
     name: "read-only",
     aliases: ["readonly"],
-    summary: "no file writers; bash runs in a read-only sandbox without network",
+    summary: "reads and searches only: no file writers and no shell commands",
     fallback: { edit: "deny", bash: "allow", capability: "deny", other: "deny" },
     sandbox: "read-only",
     network: false,

@@ -134,22 +134,28 @@ Deno.test("a write outside the workspace fails closed naming [sandbox].allow_wri
   }
 });
 
-Deno.test("read-only mode: commands cannot write and writers are refused", async () => {
+Deno.test("read-only mode: commands and writers are refused, reads still work", async () => {
   const run = await scripted(["--permission-mode", "read-only"], [
     call("bash", { command: "touch created; ls keep.txt" }),
     call("write_file", { path: "written.txt", content: "x" }),
+    call("grep", { pattern: "keep", output_mode: "files_with_matches" }),
   ]);
   try {
     assert.equal(run.result.code, 0, run.result.stderr);
     const summary = JSON.parse(run.result.stdout);
     assert.deepEqual(
       summary.permissions.map((p: Record<string, unknown>) => [p.tool, p.allowed, p.preset]),
-      [["bash", true, "read-only"], ["write_file", false, "read-only"]],
+      [["bash", false, "read-only"], ["write_file", false, "read-only"], [
+        "grep",
+        true,
+        "read-only",
+      ]],
     );
-    const [bashResult, writeResult] = toolResults(run.requests[2]);
-    assert.match(bashResult, /Read-only file system/);
-    assert.match(bashResult, /keep\.txt/);
+    const [bashResult, writeResult, grepResult] = toolResults(run.requests[3]);
+    assert.match(bashResult, /read-only permission mode runs no commands/);
     assert.match(writeResult, /read-only permission mode never runs writers/);
+    // Search still works: in-process, since the run gave up starting programs such as rg.
+    assert.match(grepResult, /keep\.txt/);
     assert.equal(await exists(join(run.repo, "created")), false);
     assert.equal(await exists(join(run.repo, "written.txt")), false);
   } finally {

@@ -25,7 +25,10 @@ export type ResolvedEngine = { kind: "ripgrep"; rg: string } | { kind: "builtin"
 export async function resolveEngine(engine?: SearchEngine): Promise<ResolvedEngine> {
   if (engine === "builtin") return { kind: "builtin" };
   const rg = await findExecutable("rg");
-  return rg ? { kind: "ripgrep", rg } : { kind: "builtin" };
+  if (!rg) return { kind: "builtin" };
+  // A run that gave up its right to start programs (read-only mode) searches in-process.
+  const run = await Deno.permissions.query({ name: "run", command: rg });
+  return run.state === "granted" ? { kind: "ripgrep", rg } : { kind: "builtin" };
 }
 
 /**
