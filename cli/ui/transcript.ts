@@ -22,7 +22,15 @@ export type Item =
   | { id: number; kind: "attachments"; labels: string[] }
   | { id: number; kind: "assistant"; markdown: string }
   | { id: number; kind: "reasoning"; text: string; durationMs: number; expanded: boolean }
-  | { id: number; kind: "tool"; call: ToolCall; result: ToolResult; durationMs: number }
+  | {
+    id: number;
+    kind: "tool";
+    call: ToolCall;
+    result: ToolResult;
+    durationMs: number;
+    /** Why the call ran, e.g. `allowed by Bash(npm test:*)`, when a rule or a person decided. */
+    permission?: string;
+  }
   | { id: number; kind: "approval"; summary: string; choice: ApprovalChoice }
   | { id: number; kind: "notice"; level: NoticeLevel; text: string }
   | { id: number; kind: "turn_end"; status: RunStatus; detail?: string }
@@ -58,6 +66,8 @@ export class Transcript {
   #nextId = 1;
   #lastReasoning?: { text: string; durationMs: number };
   readonly #approvals = new Map<string, string>();
+  /** How each running call was allowed, shown on its card when it finishes. */
+  readonly #permissions = new Map<string, string>();
 
   /** Appends a finished item. */
   add(item: NewItem): void {
@@ -146,9 +156,26 @@ export class Transcript {
           call: event.call,
           result: event.result,
           durationMs: event.durationMs,
+          ...(this.#permissions.has(event.call.id)
+            ? { permission: this.#permissions.get(event.call.id) }
+            : {}),
         });
+        this.#permissions.delete(event.call.id);
         break;
       case "permission":
+        // A card says which rule or mode let its call run without asking (a person's answer
+        // shows as its own approval line; the read-only fallback is too common to mention).
+        if (
+          event.allowed && event.decision === "allow" && event.rule &&
+          event.rule !== "read-only tool"
+        ) {
+          this.#permissions.set(
+            event.callId,
+            event.rule.endsWith(" mode")
+              ? `allowed by the ${event.rule}`
+              : `allowed by ${event.rule}`,
+          );
+        }
         if (!event.allowed && event.decision === "deny") {
           this.add({
             kind: "notice",

@@ -118,3 +118,21 @@ Deno.test("denials, approvals, notices, compaction and unusual endings become it
   t.clear();
   assert.equal(t.items.length, 0);
 });
+
+Deno.test("a tool card says which rule or mode let its call run", () => {
+  const t = new Transcript();
+  const call = { id: "c1", name: "bash", arguments: '{"command":"npm test"}' };
+  t.apply({ type: "tool_start", call }, 0);
+  t.apply({
+    type: "permission",
+    callId: "c1",
+    tool: "bash",
+    decision: "allow",
+    allowed: true,
+    rule: "Bash(npm test:*)",
+    preset: "ask",
+  }, 1);
+  t.apply({ type: "tool_end", call, result: { content: "ok" }, durationMs: 5 }, 2);
+  const item = t.items.findLast((i) => i.kind === "tool");
+  assert.equal(item?.kind === "tool" && item.permission, "allowed by Bash(npm test:*)");
+});

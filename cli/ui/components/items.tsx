@@ -28,7 +28,12 @@ export function toolHeader(call: ToolCall, s: Styles): string {
 
 /** A finished tool call with its result, and a diff for edits. */
 export function ToolCard(
-  props: ItemProps & { call: ToolCall; result: ToolResult; durationMs: number },
+  props: ItemProps & {
+    call: ToolCall;
+    result: ToolResult;
+    durationMs: number;
+    permission?: string;
+  },
 ): ReactNode {
   const s = props.styles;
   const diff = typeof props.result.meta?.diff === "string" ? props.result.meta.diff : undefined;
@@ -38,11 +43,13 @@ export function ToolCard(
     ? diffLines(diff, s, 40)
     : resultPreview(props.result, 3).map((line) => s.dim(line));
   const timing = props.durationMs >= 1000 ? s.dim(` · ${formatElapsed(props.durationMs)}`) : "";
+  const permission = props.permission ? s.dim(` · ${props.permission}`) : "";
   return (
     <Box flexDirection="column" width={props.width}>
       <Text wrap="truncate-end">
         {props.result.isError ? s.red("●") : s.green("●")} {toolHeader(props.call, s)}
         {timing}
+        {permission}
       </Text>
       <Box flexDirection="row">
         <Text>{s.dim("  ⎿ ")}</Text>
@@ -134,6 +141,7 @@ export function ItemView(props: ItemProps & { item: Item }): ReactNode {
             call={item.call}
             result={item.result}
             durationMs={item.durationMs}
+            permission={item.permission}
             width={width}
             styles={s}
           />
