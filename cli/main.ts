@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { lazyImport } from "./lazy.ts";
+import { lazyImport, setLazyRoot } from "./lazy.ts";
 import { version } from "./version.ts";
 
 /** Global flags that take a value and may precede `--version`. */
@@ -34,4 +34,9 @@ export async function main(args: string[]): Promise<number> {
   return await runCli(args);
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  // Run from a bundle (`deno task install`), this file is <out>/cli/main.js and the lazy
+  // modules sit beside it as .js files.
+  if (import.meta.url.endsWith(".js")) setLazyRoot(new URL("../", import.meta.url), ".js");
+  Deno.exit(await main(Deno.args));
+}

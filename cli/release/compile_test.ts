@@ -12,12 +12,14 @@ Deno.test("compile covers darwin, linux and windows on x64 and arm64", () => {
   ]);
 });
 
-Deno.test("the compiled binary gets the same explicit permissions as the task, never -A", async () => {
+Deno.test("the binary, the task and the installed command share one explicit flag set, never -A", async () => {
   assert.ok(!RUN_FLAGS.includes("-A") && !RUN_FLAGS.includes("--allow-all"));
   const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
-  const task: string = config.tasks.reasonix;
-  for (const flag of RUN_FLAGS) assert.ok(task.includes(flag), `task lacks ${flag}`);
-  assert.doesNotMatch(task, /\s-A\s|--allow-all/);
+  for (const name of ["reasonix", "install"]) {
+    const task: string = config.tasks[name];
+    for (const flag of RUN_FLAGS) assert.ok(task.includes(flag), `task ${name} lacks ${flag}`);
+    assert.doesNotMatch(task, /\s-A\s|--allow-all/);
+  }
 });
 
 Deno.test("the generated entry injects the version before the CLI runs", async () => {

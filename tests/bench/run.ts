@@ -3,6 +3,11 @@
  *
  * - `reasonix --version` cold start (median of many spawns)
  * - spawn → first model request (median)
+ *
+ * Both are measured for the installed form (what `deno task install` writes: a launcher that
+ * runs the bundled program), which the targets apply to, and for the source form
+ * (`deno task reasonix`) for reference.
+ *
  * - a 200-turn scripted session: per-turn harness overhead (the time from the end of one
  *   model response to the arrival of the next request: event handling, tool execution,
  *   request building), the growth from turn 20 to turn 200, and the peak memory
@@ -18,6 +23,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep } from "../fake_llm/mod.ts";
 import { RUN_FLAGS } from "../../cli/release/compile.ts";
+import { buildBundle, installArgs } from "../../cli/release/bundle.ts";
 import { historyLatency, longCompactingSession } from "./context.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -34,16 +40,41 @@ function mean(values: number[]): number {
   return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
-/** The command an installed `reasonix` runs: `deno run <permissions> cli/main.ts`. */
+/**
+ * How the program is started: the launcher `deno task install` writes (a shell script that
+ * runs the bundle), or the TypeScript sources as `deno task reasonix` runs them.
+ */
+type Form = { kind: "installed"; launcher: string; bundle: string } | { kind: "source" };
+
+let form: Form = { kind: "source" };
+
+/** The command line of `reasonix` in the current form. */
 function reasonixCommand(args: string[], cwd: string, env: Record<string, string>): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", ...RUN_FLAGS, "--config", CONFIG, MAIN, ...args],
+  const [program, argv] = form.kind === "installed"
+    ? [form.launcher, args]
+    : [Deno.execPath(), ["run", ...RUN_FLAGS, "--config", CONFIG, MAIN, ...args]];
+  return new Deno.Command(program, {
+    args: argv,
     cwd,
     env,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   });
+}
+
+/** Bundles and installs the program into `root` exactly as `deno task install` does. */
+async function install(root: string): Promise<Form> {
+  const bundle = join(root, "bundle");
+  await buildBundle(bundle);
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: installArgs(bundle, "reasonix", RUN_FLAGS),
+    env: { ...Deno.env.toObject(), DENO_INSTALL_ROOT: root },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  return { kind: "installed", launcher: join(root, "bin", "reasonix"), bundle };
 }
 
 async function makeWorkspace(fakeUrl: string): Promise<{ repo: string; home: string }> {
@@ -71,14 +102,30 @@ async function versionColdStart(runs: number): Promise<{ version: number; floor:
   const version: number[] = [];
   const floor: number[] = [];
   const env = Deno.env.toObject();
-  const empty = new Deno.Command(Deno.execPath(), {
-    args: ["run", ...RUN_FLAGS, "--config", CONFIG, join(ROOT, "tests/bench/empty.ts")],
-    cwd: ROOT,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  });
+  // The same way of starting Deno as the form under test, with an empty program.
+  const emptyArgs = ["run", ...RUN_FLAGS, "--config"];
+  const empty = form.kind === "installed"
+    ? new Deno.Command("sh", {
+      args: [
+        "-c",
+        `exec "$0" "$@"`,
+        Deno.execPath(),
+        ...emptyArgs,
+        join(form.bundle, "deno.json"),
+        join(ROOT, "tests/bench/empty.ts"),
+      ],
+      env,
+      stdout: "piped",
+      stderr: "piped",
+    })
+    : new Deno.Command(Deno.execPath(), {
+      args: [...emptyArgs, CONFIG, join(ROOT, "tests/bench/empty.ts")],
+      cwd: ROOT,
+      env,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    });
   for (let i = 0; i < runs + 3; i++) {
     let start = performance.now();
     const out = await reasonixCommand(["--version"], ROOT, env).output();
@@ -205,7 +252,14 @@ function row(name: string, value: string, target: string, ok: boolean | undefine
 }
 
 if (import.meta.main) {
-  console.log("Measuring… (2-core targets from issue 2)\n");
+  console.log(
+    "Measuring… (2-core targets from issue 2; the targets apply to the installed, bundled form)\n",
+  );
+  const installRoot = await Deno.makeTempDir({ prefix: "reasonix-bench-install-" });
+  form = { kind: "source" };
+  const sourceVersion = (await versionColdStart(10)).version;
+  const sourceFirst = await timeToFirstRequest(6);
+  form = await install(installRoot);
   const { version, floor } = await versionColdStart(20);
   const first = await timeToFirstRequest(8);
   const session = await longSession(200);
@@ -222,6 +276,12 @@ if (import.meta.main) {
       "≤ 60 ms",
       version <= 60,
     ),
+    row(
+      "  same, from source (deno task reasonix)",
+      `${sourceVersion.toFixed(1)} ms`,
+      "",
+      undefined,
+    ),
     row("empty program, same flags (floor)", `${floor.toFixed(1)} ms`, "", undefined),
     row("`--version` above the floor", `${(version - floor).toFixed(1)} ms`, "", undefined),
     row(
@@ -230,6 +290,7 @@ if (import.meta.main) {
       "≤ 250 ms",
       first.ms <= 250,
     ),
+    row("  same, from source", `${sourceFirst.ms.toFixed(1)} ms`, "", undefined),
     row(
       "harness overhead per turn (median, 200)",
       `${perTurn.toFixed(2)} ms`,
@@ -296,4 +357,5 @@ if (import.meta.main) {
       `${history.p95QueryMs.toFixed(2)} ms`.padStart(12)
     } |`,
   ].join("\n"));
+  await Deno.remove(installRoot, { recursive: true });
 }

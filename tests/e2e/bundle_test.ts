@@ -1,0 +1,147 @@
+/**
+ * The program as `deno task install` puts it on the PATH: bundled from this checkout and
+ * installed with `deno install -g` into a private root, then run through its launcher on the
+ * headless path, subcommands, a lazily loaded MCP host and the interactive UI.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { RUN_FLAGS } from "../../cli/release/compile.ts";
+import { buildBundle, installArgs } from "../../cli/release/bundle.ts";
+import { startFakeLlm } from "../fake_llm/mod.ts";
+import { DENO_JSON, FIXTURE_STDIO } from "../mcp/servers.ts";
+import { makeHome, makeRepo } from "./support.ts";
+import { TmuxSession } from "./tmux.ts";
+
+const dir = await Deno.makeTempDir({ prefix: "reasonix-install-" });
+const launcher = join(dir, "bin", "reasonix");
+const built = (async () => {
+  await buildBundle(join(dir, "bundle"));
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: installArgs(join(dir, "bundle"), "reasonix", RUN_FLAGS),
+    env: { DENO_INSTALL_ROOT: dir },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+})();
+globalThis.addEventListener("unload", () => {
+  try {
+    Deno.removeSync(dir, { recursive: true });
+  } catch {
+    // already gone
+  }
+});
+
+function env(home: string): Record<string, string> {
+  const out: Record<string, string> = {
+    HOME: Deno.env.get("HOME") ?? "/root",
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    REASONIX_HOME: home,
+    REASONIX_E2E_KEY: "sk-e2e-test",
+    NO_COLOR: "1",
+  };
+  const denoDir = Deno.env.get("DENO_DIR");
+  if (denoDir) out.DENO_DIR = denoDir;
+  return out;
+}
+
+/** The command line of the installed launcher (a shell script that runs `deno`). */
+function argv(...args: string[]): string[] {
+  return [launcher, ...args];
+}
+
+async function run(args: string[], cwd: string, home: string) {
+  const [program, ...rest] = argv(...args);
+  const out = await new Deno.Command(program, {
+    args: rest,
+    cwd,
+    clearEnv: true,
+    env: env(home),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+Deno.test("the bundled program runs a tool-using task, subcommands and a lazily loaded MCP host", async () => {
+  await built;
+  const fake = await startFakeLlm({
+    script: [
+      { toolCalls: [{ name: "read_file", arguments: '{"path":"a.txt"}' }] },
+      {
+        toolCalls: [{
+          name: "edit_file",
+          arguments: '{"path":"a.txt","old_string":"alpha","new_string":"beta"}',
+        }],
+      },
+      { text: "Edited." },
+    ],
+  });
+  const repo = await makeRepo({ "a.txt": "alpha\n" });
+  const home = await makeHome(
+    fake.url,
+    `\n[[mcp.servers]]\nname = "fx"\ncommand = ${JSON.stringify(Deno.execPath())}\n` +
+      `args = ${JSON.stringify(["run", "-A", "--quiet", "--config", DENO_JSON, FIXTURE_STDIO])}\n`,
+  );
+  try {
+    const version = await run(["--version"], repo, home);
+    assert.match(version.stdout, /^reasonix \d+\.\d+\.\d+/);
+
+    const result = await run(
+      ["run", "--json", "--permission-mode", "auto", "edit a.txt"],
+      repo,
+      home,
+    );
+    assert.equal(result.code, 0, result.stderr);
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.status, "completed");
+    assert.equal(summary.tool_calls, 2);
+    assert.equal(await Deno.readTextFile(join(repo, "a.txt")), "beta\n");
+
+    const sessions = await run(["sessions", "list", "--json"], repo, home);
+    assert.equal(JSON.parse(sessions.stdout).length, 1);
+
+    // `mcp list` loads the MCP host (and the SDK) through the bundle's lazy module.
+    const mcp = await run(["mcp", "list"], repo, home);
+    assert.equal(mcp.code, 0, mcp.stderr);
+    assert.match(mcp.stdout, /fx/);
+    assert.match(mcp.stdout, /ready/);
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "the bundled interactive UI starts, answers and exits",
+  ignore: !(await TmuxSession.available()),
+  fn: async () => {
+    await built;
+    const fake = await startFakeLlm({ script: [{ text: "Hello from the bundle." }] });
+    const repo = await makeRepo({});
+    const home = await makeHome(fake.url);
+    const vars = { ...env(home), TERM: "xterm-256color", LANG: "C.UTF-8" };
+    delete (vars as Record<string, string>).NO_COLOR;
+    const tmux = await TmuxSession.start(
+      ["env", "-i", ...Object.entries(vars).map(([k, v]) => `${k}=${v}`), ...argv()],
+      { cwd: repo, width: 100, height: 30 },
+    );
+    try {
+      await tmux.waitFor("Ask anything", 60_000);
+      await tmux.type("hi");
+      await tmux.keys("Enter");
+      await tmux.waitFor("Hello from the bundle.");
+      await tmux.keys("C-c");
+      await tmux.keys("C-c");
+      await tmux.waitFor("[exit 0]");
+    } finally {
+      await tmux.kill();
+      await fake.close();
+      await Deno.remove(repo, { recursive: true });
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+});
