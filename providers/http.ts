@@ -263,3 +263,28 @@ async function readBounded(response: Response): Promise<string> {
   }
   return new TextDecoder().decode(bytes.subarray(0, MAX_ERROR_BODY_BYTES));
 }
+
+/**
+ * The error for an `error` object a server sent inside a stream (`{"message", "code"|"type"}`
+ * in every supported wire format). Context-length complaints become `ContextOverflowError`;
+ * congestion codes matching `retryableCodes` (or an "overloaded" message) are retryable, which
+ * matters only while nothing has been shown yet.
+ */
+export function inStreamError(
+  error: unknown,
+  ctx: { provider: string; secrets?: readonly string[] },
+  retryableCodes: RegExp,
+): ProviderError {
+  const record = typeof error === "object" && error !== null
+    ? error as Record<string, unknown>
+    : { message: String(error) };
+  const said = typeof record.message === "string" ? record.message : JSON.stringify(error);
+  const code = record.code ?? record.type;
+  const detail = code !== undefined && code !== null && code !== "" ? ` (${String(code)})` : "";
+  const message = redactSecrets(`${ctx.provider}: error in stream: ${said}${detail}`, ctx.secrets);
+  if (isContextOverflowMessage(`${said} ${String(code ?? "")}`)) {
+    return new ContextOverflowError(message);
+  }
+  const retryable = retryableCodes.test(String(code ?? "")) || /overloaded/i.test(said);
+  return new ProviderError("provider_stream", message, { retryable });
+}

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { ContextOverflowError, ProviderError } from "../errors.ts";
-import { isContextOverflowMessage, redactSecrets } from "../http.ts";
+import { ProviderError } from "../errors.ts";
+import { inStreamError } from "../http.ts";
 import type { SseEvent } from "../sse.ts";
 import type { Chunk, FinishReason, ToolCall, Usage } from "../types.ts";
 
@@ -230,19 +230,11 @@ export async function* decodeMessagesStream(
   yield { type: "done", finishReason: reason };
 }
 
+/** Congestion codes worth a retry when nothing was shown yet. */
+const RETRYABLE_CODES = /overloaded|api_error|rate_limit|timeout/i;
+
 function streamError(error: unknown, opts: MessagesDecodeOptions): ProviderError {
-  const record = typeof error === "object" && error !== null
-    ? error as Record<string, unknown>
-    : { message: String(error) };
-  const said = typeof record.message === "string" ? record.message : JSON.stringify(error);
-  const type = typeof record.type === "string" ? record.type : "";
-  const message = redactSecrets(
-    `${opts.provider}: error in stream: ${said}${type ? ` (${type})` : ""}`,
-    opts.secrets,
-  );
-  if (isContextOverflowMessage(said)) return new ContextOverflowError(message);
-  const retryable = /overloaded|api_error|rate_limit|timeout/i.test(type);
-  return new ProviderError("provider_stream", message, { retryable });
+  return inStreamError(error, opts, RETRYABLE_CODES);
 }
 
 function isObject(value: unknown): boolean {

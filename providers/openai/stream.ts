@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { ContextOverflowError, ProviderError } from "../errors.ts";
-import { isContextOverflowMessage, redactSecrets } from "../http.ts";
+import { ProviderError } from "../errors.ts";
+import { inStreamError } from "../http.ts";
 import type { SseEvent } from "../sse.ts";
 import type { Chunk, FinishReason, ToolCall, Usage } from "../types.ts";
 
@@ -192,22 +192,11 @@ export async function* decodeChatStream(
   yield { type: "done", finishReason: reason };
 }
 
+/** Congestion codes worth a retry when nothing was shown yet. */
+const RETRYABLE_CODES = /overloaded|server_error|rate_limit|^(429|5\d\d)$/i;
+
 function streamError(error: unknown, opts: DecodeOptions): ProviderError {
-  const record = typeof error === "object" && error !== null
-    ? error as Record<string, unknown>
-    : { message: String(error) };
-  const said = typeof record.message === "string" ? record.message : JSON.stringify(error);
-  const code = record.code ?? record.type;
-  const detail = code !== undefined && code !== null ? ` (${String(code)})` : "";
-  const message = redactSecrets(
-    `${opts.provider}: error in stream: ${said}${detail}`,
-    opts.secrets,
-  );
-  if (isContextOverflowMessage(`${said} ${String(code)}`)) return new ContextOverflowError(message);
-  // Gateways relay upstream congestion this way; it is worth a retry when nothing was shown.
-  const retryable = /overloaded|server_error|rate_limit|^(429|5\d\d)$/i.test(String(code ?? "")) ||
-    /overloaded/i.test(said);
-  return new ProviderError("provider_stream", message, { retryable });
+  return inStreamError(error, opts, RETRYABLE_CODES);
 }
 
 function num(value: unknown): number | undefined {

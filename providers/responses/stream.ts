@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { ContextOverflowError, ProviderError } from "../errors.ts";
-import { isContextOverflowMessage, redactSecrets } from "../http.ts";
+import { ProviderError } from "../errors.ts";
+import { inStreamError } from "../http.ts";
 import type { SseEvent } from "../sse.ts";
 import type { Chunk, FinishReason, ToolCall, Usage } from "../types.ts";
 import { joinReasoningSignatures } from "./request.ts";
@@ -206,21 +206,11 @@ function incompleteReason(response: Record<string, unknown>): FinishReason {
   return "other";
 }
 
+/** Congestion codes worth a retry when nothing was shown yet. */
+const RETRYABLE_CODES = /overloaded|server_error|rate_limit|server_is_overloaded|^(429|5\d\d)$/i;
+
 function streamError(error: unknown, opts: ResponsesDecodeOptions): ProviderError {
-  const record = typeof error === "object" && error !== null
-    ? error as Record<string, unknown>
-    : { message: String(error) };
-  const said = typeof record.message === "string" ? record.message : JSON.stringify(error);
-  const code = record.code ?? record.type;
-  const detail = code !== undefined && code !== null ? ` (${String(code)})` : "";
-  const message = redactSecrets(
-    `${opts.provider}: error in stream: ${said}${detail}`,
-    opts.secrets,
-  );
-  if (isContextOverflowMessage(`${said} ${String(code)}`)) return new ContextOverflowError(message);
-  const retryable = /overloaded|server_error|rate_limit|server_is_overloaded|^(429|5\d\d)$/i
-    .test(String(code ?? "")) || /overloaded/i.test(said);
-  return new ProviderError("provider_stream", message, { retryable });
+  return inStreamError(error, opts, RETRYABLE_CODES);
 }
 
 function num(value: unknown): number | undefined {
