@@ -150,3 +150,26 @@ function readWithDeadline(
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Parses the JSON `data` of one event. Malformed JSON is a `provider_stream` error naming the
+ * provider; a non-object value (e.g. a bare number) is `undefined`, for the caller to skip.
+ */
+export function parseEventJson(
+  data: string,
+  provider: string,
+): Record<string, unknown> | undefined {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(data);
+  } catch (error) {
+    throw new ProviderError(
+      "provider_stream",
+      `${provider}: malformed stream event: ${data.slice(0, 200)}`,
+      { cause: error },
+    );
+  }
+  return typeof payload === "object" && payload !== null
+    ? payload as Record<string, unknown>
+    : undefined;
+}

@@ -20,6 +20,18 @@ import type {
   McpTransportKind,
 } from "./types.ts";
 
+/** The settings a declaration may carry besides its name and type, in the order written. */
+export const DECLARATION_SETTINGS = [
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+  "concurrency",
+  "startup_timeout_seconds",
+] as const;
+
 /** Declarations of each source, as read. */
 export interface McpDeclarationSet {
   user: McpServerDeclaration[];
@@ -88,16 +100,7 @@ function toDeclaration(
   if (type !== "stdio" && raw.url === undefined) return `is ${type} but has no url`;
   const out: McpServerDeclaration = { name: raw.name, type, source };
   for (
-    const key of [
-      "command",
-      "args",
-      "env",
-      "cwd",
-      "url",
-      "headers",
-      "concurrency",
-      "startup_timeout_seconds",
-    ] as const
+    const key of DECLARATION_SETTINGS
   ) {
     if (raw[key] !== undefined) (out as unknown as Record<string, unknown>)[key] = raw[key];
   }

@@ -10,6 +10,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { parse } from "smol-toml";
 import type { McpServerDeclaration, McpSourceKind } from "./types.ts";
+import { DECLARATION_SETTINGS } from "./config.ts";
 
 /** The fields of a declaration that are written. */
 export type DeclarationFields = Omit<McpServerDeclaration, "source">;
@@ -28,18 +29,7 @@ export class ConfigEditError extends Error {
   }
 }
 
-const FIELD_ORDER = [
-  "name",
-  "type",
-  "command",
-  "args",
-  "env",
-  "cwd",
-  "url",
-  "headers",
-  "concurrency",
-  "startup_timeout_seconds",
-] as const;
+const FIELD_ORDER = ["name", "type", ...DECLARATION_SETTINGS] as const;
 
 function ordered(fields: DeclarationFields): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -7,7 +7,7 @@
  */
 import { ProviderError } from "../errors.ts";
 import { inStreamError } from "../http.ts";
-import type { SseEvent } from "../sse.ts";
+import { parseEventJson, type SseEvent } from "../sse.ts";
 import type { Chunk, FinishReason, ToolCall, Usage } from "../types.ts";
 
 /** The `usage` object of `message_start` and `message_delta`. */
@@ -101,17 +101,8 @@ export async function* decodeMessagesStream(
   for await (const event of events) {
     const data = event.data.trim();
     if (data === "") continue;
-    let payload: Record<string, unknown>;
-    try {
-      payload = JSON.parse(data);
-    } catch (error) {
-      throw new ProviderError(
-        "provider_stream",
-        `${opts.provider}: malformed stream event: ${data.slice(0, 200)}`,
-        { cause: error },
-      );
-    }
-    if (typeof payload !== "object" || payload === null) continue;
+    const payload = parseEventJson(data, opts.provider);
+    if (!payload) continue;
     const type = typeof payload.type === "string" ? payload.type : event.event;
     switch (type) {
       case "message_start": {

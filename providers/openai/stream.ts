@@ -6,7 +6,7 @@
  */
 import { ProviderError } from "../errors.ts";
 import { inStreamError } from "../http.ts";
-import type { SseEvent } from "../sse.ts";
+import { parseEventJson, type SseEvent } from "../sse.ts";
 import type { Chunk, FinishReason, ToolCall, Usage } from "../types.ts";
 
 /** The `usage` object as DeepSeek and OpenAI send it. */
@@ -116,17 +116,8 @@ export async function* decodeChatStream(
       break;
     }
     if (data === "") continue;
-    let payload: Record<string, unknown>;
-    try {
-      payload = JSON.parse(data);
-    } catch (error) {
-      throw new ProviderError(
-        "provider_stream",
-        `${opts.provider}: malformed stream event: ${data.slice(0, 200)}`,
-        { cause: error },
-      );
-    }
-    if (typeof payload !== "object" || payload === null) continue;
+    const payload = parseEventJson(data, opts.provider);
+    if (!payload) continue;
     if (payload.error !== undefined && payload.error !== null) {
       throw streamError(payload.error, opts);
     }
