@@ -206,7 +206,7 @@ export class Agent implements Runner {
       }
       for (const report of prepared.reports) yield { type: "compaction", report };
       let plan = this.#outputPlan(prepared);
-      const size = o.context?.estimate(prepared.messages) ?? 0;
+      const size = o.context?.estimatePrepared(prepared) ?? 0;
       if (plan.compact && o.context && size >= this.#lastBudgetCompaction + o.context.growthStep) {
         this.#lastBudgetCompaction = size;
         // The known automatic output budget no longer fits and the user chose to omit the cap:
@@ -378,7 +378,7 @@ export class Agent implements Runner {
   #outputPlan(prepared: Prepared): { maxOutputTokens?: number; compact?: boolean } {
     const o = this.#opts;
     if (!o.outputBudget) return {};
-    const promptTokens = o.context ? o.context.estimate(prepared.messages) : estimatePromptTokens(
+    const promptTokens = o.context ? o.context.estimatePrepared(prepared) : estimatePromptTokens(
       {
         model: o.model,
         system: o.systemPrompt,

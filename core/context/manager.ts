@@ -142,6 +142,11 @@ export class ContextManager {
     return this.#o.estimator.calibrated(this.#raw(messages));
   }
 
+  /** Calibrated estimate of a prepared request, from the raw count `prepare` already made. */
+  estimatePrepared(prepared: Prepared): number {
+    return this.#o.estimator.calibrated(prepared.rawTokens);
+  }
+
   /** Feeds the real prompt count of a sent request back into the estimator. */
   observe(rawTokens: number, actualPromptTokens: number): void {
     this.#o.estimator.observe(rawTokens, actualPromptTokens);
@@ -160,8 +165,9 @@ export class ContextManager {
    */
   prepare(canonical: readonly Message[], opts: { signal: AbortSignal }): Promise<Prepared> {
     const messages = this.view(canonical);
-    if (this.estimate(messages) < this.triggerTokens) {
-      return Promise.resolve({ messages, rawTokens: this.#raw(messages), reports: [] });
+    const rawTokens = this.#raw(messages);
+    if (this.#o.estimator.calibrated(rawTokens) < this.triggerTokens) {
+      return Promise.resolve({ messages, rawTokens, reports: [] });
     }
     return this.#single(() => this.#maintain(canonical, "pressure", opts.signal, undefined));
   }
