@@ -12,13 +12,15 @@ import { ReasonixError } from "../errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { PERMISSION_OPTIONS, permissionFlags } from "./permission_flags.ts";
 import { buildRuntime } from "./runtime.ts";
-import { RuntimeBackend } from "./ui/backend.ts";
-import { UiApprovalBroker } from "./ui/broker.ts";
-import { InputHistory } from "./ui/history.ts";
-import { mcpView } from "./ui/mcp_view.ts";
-import { runChatApp } from "./ui/run_app.tsx";
-import { BUILTIN_NAMES } from "./ui/slash.ts";
-import { colorWanted } from "./ui/style.ts";
+import {
+  BUILTIN_NAMES,
+  colorWanted,
+  InputHistory,
+  mcpView,
+  runChatApp,
+  RuntimeBackend,
+  UiApprovalBroker,
+} from "./ui/mod.ts";
 import { version } from "./version.ts";
 
 /** Runs the interactive session and returns the exit code. */

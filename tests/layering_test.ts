@@ -57,3 +57,28 @@ Deno.test("imports follow the layer direction", async () => {
   }
   assert.deepEqual(violations, [], `layer violations:\n${violations.join("\n")}`);
 });
+
+/** Whether `dir` or any folder below it holds TypeScript sources. */
+async function holdsSources(dir: string): Promise<boolean> {
+  for await (const _ of sourceFiles(dir)) return true;
+  return false;
+}
+
+Deno.test("every source folder has a mod.ts", async () => {
+  const missing: string[] = [];
+  async function visit(dir: string): Promise<void> {
+    if (!await holdsSources(dir)) return;
+    try {
+      await Deno.stat(join(dir, "mod.ts"));
+    } catch {
+      missing.push(relative(ROOT, dir));
+    }
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isDirectory && !entry.name.startsWith(".")) await visit(join(dir, entry.name));
+    }
+  }
+  for (const top of ["cli", "core", "plugins", "providers", "remote", "tools"]) {
+    await visit(join(ROOT, top));
+  }
+  assert.deepEqual(missing, [], `folders without a mod.ts:\n${missing.join("\n")}`);
+});

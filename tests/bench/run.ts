@@ -23,7 +23,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep } from "../fake_llm/mod.ts";
 import { RUN_FLAGS } from "../../cli/release/compile.ts";
-import { buildBundle, installArgs } from "../../cli/release/bundle.ts";
+import { buildBundle, bundleEntry, installArgs } from "../../cli/release/bundle.ts";
 import { historyLatency, longCompactingSession } from "./context.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -44,7 +44,9 @@ function mean(values: number[]): number {
  * How the program is started: the launcher `deno task install` writes (a shell script that
  * runs the bundle), or the TypeScript sources as `deno task reasonix` runs them.
  */
-type Form = { kind: "installed"; launcher: string; bundle: string } | { kind: "source" };
+type Form =
+  | { kind: "installed"; launcher: string; floorLauncher: string }
+  | { kind: "source" };
 
 let form: Form = { kind: "source" };
 
@@ -63,18 +65,35 @@ function reasonixCommand(args: string[], cwd: string, env: Record<string, string
   });
 }
 
-/** Bundles and installs the program into `root` exactly as `deno task install` does. */
-async function install(root: string): Promise<Form> {
-  const bundle = join(root, "bundle");
-  await buildBundle(bundle);
+/** Runs `deno install -g` for the bundle in `dir` under `root`, as `deno task install` does. */
+async function installBundle(root: string, dir: string, name: string): Promise<string> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: installArgs(bundle, "reasonix", RUN_FLAGS),
+    args: installArgs(dir, name, RUN_FLAGS),
     env: { ...Deno.env.toObject(), DENO_INSTALL_ROOT: root },
     stdout: "null",
     stderr: "piped",
   }).output();
   if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
-  return { kind: "installed", launcher: join(root, "bin", "reasonix"), bundle };
+  return join(root, "bin", name);
+}
+
+/**
+ * Bundles and installs the program into `root` exactly as `deno task install` does, and beside
+ * it an empty program laid out and installed the same way: the floor `--version` is compared
+ * with.
+ */
+async function install(root: string): Promise<Form> {
+  const bundle = join(root, "bundle");
+  await buildBundle(bundle);
+  const floor = join(root, "floor");
+  await Deno.mkdir(dirname(bundleEntry(floor)), { recursive: true });
+  await Deno.copyFile(join(ROOT, "tests/bench/empty.ts"), bundleEntry(floor));
+  await Deno.copyFile(join(bundle, "deno.json"), join(floor, "deno.json"));
+  return {
+    kind: "installed",
+    launcher: await installBundle(root, bundle, "reasonix"),
+    floorLauncher: await installBundle(root, floor, "reasonix-floor"),
+  };
 }
 
 async function makeWorkspace(fakeUrl: string): Promise<{ repo: string; home: string }> {
@@ -103,23 +122,10 @@ async function versionColdStart(runs: number): Promise<{ version: number; floor:
   const floor: number[] = [];
   const env = Deno.env.toObject();
   // The same way of starting Deno as the form under test, with an empty program.
-  const emptyArgs = ["run", ...RUN_FLAGS, "--config"];
   const empty = form.kind === "installed"
-    ? new Deno.Command("sh", {
-      args: [
-        "-c",
-        `exec "$0" "$@"`,
-        Deno.execPath(),
-        ...emptyArgs,
-        join(form.bundle, "deno.json"),
-        join(ROOT, "tests/bench/empty.ts"),
-      ],
-      env,
-      stdout: "piped",
-      stderr: "piped",
-    })
+    ? new Deno.Command(form.floorLauncher, { env, stdout: "piped", stderr: "piped" })
     : new Deno.Command(Deno.execPath(), {
-      args: [...emptyArgs, CONFIG, join(ROOT, "tests/bench/empty.ts")],
+      args: ["run", ...RUN_FLAGS, "--config", CONFIG, join(ROOT, "tests/bench/empty.ts")],
       cwd: ROOT,
       env,
       stdin: "null",
@@ -260,7 +266,7 @@ if (import.meta.main) {
   const sourceVersion = (await versionColdStart(10)).version;
   const sourceFirst = await timeToFirstRequest(6);
   form = await install(installRoot);
-  const { version, floor } = await versionColdStart(20);
+  const { version, floor } = await versionColdStart(40);
   const first = await timeToFirstRequest(8);
   const session = await longSession(200);
   const turn20 = mean(session.overheadMs.slice(15, 25));
@@ -282,7 +288,7 @@ if (import.meta.main) {
       "",
       undefined,
     ),
-    row("empty program, same flags (floor)", `${floor.toFixed(1)} ms`, "", undefined),
+    row("empty program installed the same way", `${floor.toFixed(1)} ms`, "", undefined),
     row("`--version` above the floor", `${(version - floor).toFixed(1)} ms`, "", undefined),
     row(
       "spawn → first model request (median)",
