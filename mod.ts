@@ -25,7 +25,12 @@ export type {
   ToolSchema,
   Usage,
 } from "./providers/types.ts";
-export { ContextOverflowError, ProviderError, type ProviderErrorCode } from "./providers/errors.ts";
+export {
+  ContextOverflowError,
+  ProviderError,
+  type ProviderErrorCode,
+  ProviderOptionError,
+} from "./providers/errors.ts";
 export {
   createProvider,
   hasProviderKind,

@@ -34,13 +34,13 @@ import {
   applyFlags,
   loadConfig,
   outputBudgetPlan,
+  providerFromConfig,
   reasonixHome,
   resolveApiKey,
   resolveModel,
 } from "../core/config/mod.ts";
 import type { Config, ResolvedModel } from "../core/config/types.ts";
 import { scrubLegacyKeys } from "../core/config/toml_edit.ts";
-import { createProvider } from "../providers/registry.ts";
 import { openRecording } from "../providers/recording.ts";
 import type { Provider } from "../providers/types.ts";
 import { builtinTools, ToolRegistry } from "../tools/registry.ts";
@@ -94,8 +94,8 @@ export interface Runtime {
   resumed: boolean;
   /** Context maintenance of this session (spec §3.6). */
   context: ContextManager;
-  /** `/compact`: summarize the conversation now. */
-  compact(opts: { signal: AbortSignal }): Promise<CompactionReport[]>;
+  /** `/compact [instructions]`: summarize the conversation now, following `instructions`. */
+  compact(opts: { signal: AbortSignal; instructions?: string }): Promise<CompactionReport[]>;
   agent: Agent;
   /** The permission gate, write scope and sandboxed shell of this runtime. */
   permissions: Permissions;
@@ -187,19 +187,22 @@ export async function buildRuntime(opts: {
   const visionKey = visionPlan.mode === "describe"
     ? await resolveApiKey(visionPlan.vision.provider, { env: opts.env, home })
     : undefined;
+  // Built now, though used only when an image arrives, so a bad option stops start-up.
+  const visionProvider = visionPlan.mode === "describe"
+    ? providerFromConfig(visionPlan.vision.provider, {
+      name: visionPlan.vision.provider.name,
+      model: visionPlan.vision.model,
+      baseUrl: visionPlan.vision.provider.base_url,
+      requestUrl: visionPlan.vision.provider.request_url,
+      chatUrl: visionPlan.vision.provider.chat_url,
+      apiKey: visionKey || undefined,
+      headers: visionPlan.vision.provider.headers,
+      options: visionPlan.vision.provider.options,
+    })
+    : undefined;
   const vision = new ImageTurns({
     plan: visionPlan,
-    createProvider: ({ provider: vp, model }) =>
-      createProvider(vp.kind, {
-        name: vp.name,
-        model,
-        baseUrl: vp.base_url,
-        requestUrl: vp.request_url,
-        chatUrl: vp.chat_url,
-        apiKey: visionKey || undefined,
-        headers: vp.headers,
-        options: vp.options,
-      }),
+    createProvider: () => visionProvider!,
   });
   const noticeListeners = new Set<(notice: Extract<AgentEvent, { type: "notice" }>) => void>();
   const p = resolved.provider;
@@ -212,7 +215,7 @@ export async function buildRuntime(opts: {
   );
   // A 400 naming the model's real output limit is remembered for the rest of the session.
   let learnedOutputLimit: number | undefined;
-  const provider = createProvider(p.kind, {
+  const provider = providerFromConfig(p, {
     name: p.name,
     model: resolved.model,
     baseUrl: p.base_url,
@@ -358,7 +361,7 @@ export async function buildRuntime(opts: {
     sessionPath: writer.path,
     resumed: opened.resumed,
     context,
-    compact: async ({ signal }) => (await context.compactNow(session.messages, { signal })).reports,
+    compact: async (opts) => (await context.compactNow(session.messages, opts)).reports,
     agent,
     permissions,
     workspaceRoot,

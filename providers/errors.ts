@@ -45,3 +45,24 @@ export class ContextOverflowError extends ProviderError {
     this.name = "ContextOverflowError";
   }
 }
+
+/**
+ * A provider table's kind-specific option has a value its kind does not accept. A `TypeError`
+ * (bad argument); the CLI turns it into a configuration error naming the file and line.
+ */
+export class ProviderOptionError extends TypeError {
+  /** The provider's name. */
+  readonly provider: string;
+  /** The option key, e.g. `thinking`. */
+  readonly option: string;
+  /** What the option accepts, e.g. `"enabled" or "disabled"`. */
+  readonly expected: string;
+
+  constructor(provider: string, option: string, expected: string) {
+    super(`provider "${provider}": ${option} must be ${expected}`);
+    this.name = "ProviderOptionError";
+    this.provider = provider;
+    this.option = option;
+    this.expected = expected;
+  }
+}

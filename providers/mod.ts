@@ -5,7 +5,12 @@
  * @module
  */
 export type * from "./types.ts";
-export { ContextOverflowError, ProviderError, type ProviderErrorCode } from "./errors.ts";
+export {
+  ContextOverflowError,
+  ProviderError,
+  type ProviderErrorCode,
+  ProviderOptionError,
+} from "./errors.ts";
 export * from "./registry.ts";
 export { capabilitiesFor } from "./capabilities.ts";
 export { SseProvider, type SseWire } from "./sse_provider.ts";

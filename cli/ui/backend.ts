@@ -48,8 +48,8 @@ export interface ChatBackend {
   switchModel(name: string): Promise<void>;
   /** Sets the reasoning effort (`undefined`: the configured default), keeping the conversation. */
   setEffort(effort: string | undefined): Promise<void>;
-  /** Summarizes the conversation now. */
-  compact(opts: { signal: AbortSignal }): Promise<CompactionReport[]>;
+  /** Summarizes the conversation now; `instructions` say what the summary must keep. */
+  compact(opts: { signal: AbortSignal; instructions?: string }): Promise<CompactionReport[]>;
   sessions(): Promise<SessionChoice[]>;
   resume(id: string): Promise<void>;
   /** MCP, when the runtime has it. */
@@ -148,7 +148,7 @@ export class RuntimeBackend implements ChatBackend {
     return Promise.resolve();
   }
 
-  compact(opts: { signal: AbortSignal }): Promise<CompactionReport[]> {
+  compact(opts: { signal: AbortSignal; instructions?: string }): Promise<CompactionReport[]> {
     return this.#runtime.compact(opts);
   }
 

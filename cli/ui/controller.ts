@@ -792,7 +792,8 @@ export class ChatController {
         });
       case "compact":
         return await this.#work("compacting", async (signal) => {
-          const reports = await this.#backend.compact({ signal });
+          const instructions = args.trim() || undefined;
+          const reports = await this.#backend.compact({ signal, instructions });
           if (!reports.length) this.#notice("info", "Nothing to compact yet.");
           for (const r of reports) {
             this.#notice(r.phase === "failed" ? "warning" : "info", compactionText(r));

@@ -494,6 +494,30 @@ Deno.test("/cost shows usage; /compact reports; /mcp says when MCP is not connec
   }
 });
 
+Deno.test("/compact <instructions> sends them with the summary request", async () => {
+  const summaryRequests: string[] = [];
+  const s = await startUiSession({
+    script: (req): FakeStep => {
+      if (!lastUser(req).includes("<compaction-request>")) return { text: "hello" };
+      summaryRequests.push(lastUser(req));
+      return { text: "<summary>We said hello; the user wants the greeting kept.</summary>" };
+    },
+  });
+  try {
+    s.type("hi");
+    s.press(ENTER);
+    await s.controller.idle();
+    s.type("/compact keep the greeting");
+    s.press(ENTER);
+    await s.controller.idle();
+    assert.equal(summaryRequests.length, 1, s.lines().join("\n"));
+    assert.match(summaryRequests[0], /instructions for this summary:\nkeep the greeting$/);
+    assert.match(s.lines().at(-1)!, /^info: Context/);
+  } finally {
+    await s.close();
+  }
+});
+
 function fakeMcp(calls: string[]): McpView {
   return {
     servers: () => [{

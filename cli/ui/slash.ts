@@ -26,7 +26,11 @@ export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
   { name: "help", description: "Show commands and keys", immediate: true },
   { name: "new", description: "Start a new conversation" },
   { name: "clear", description: "Start a new conversation and clear the screen" },
-  { name: "compact", description: "Summarize the conversation now to free context" },
+  {
+    name: "compact",
+    description: "Summarize the conversation now to free context",
+    argumentHint: "[what the summary must keep]",
+  },
   {
     name: "effort",
     description: "Show or set the reasoning effort",

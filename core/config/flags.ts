@@ -35,6 +35,7 @@ export function applyFlags<T extends Config>(config: T, flags: ConfigFlags): T {
     }
     out.default_model = flags.model.trim();
     out.default_model_from = "--model";
+    delete out.default_model_line;
   }
   if (flags.maxTurns !== undefined) {
     if (!Number.isInteger(flags.maxTurns) || flags.maxTurns < 1) {

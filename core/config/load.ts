@@ -23,7 +23,7 @@ import {
   LEGACY_KEYS,
   PROVIDER_KEYS,
 } from "./schema.ts";
-import { type KeyPath, locateKey } from "./toml_locate.ts";
+import { type KeyPath, locateKey, tomlKeyPositions } from "./toml_locate.ts";
 import type {
   AgentConfig,
   Config,
@@ -459,6 +459,24 @@ function fieldFrom(occ: Occurrence[], field: string): SourceLocation | undefined
   return undefined;
 }
 
+/**
+ * The highest layer that set the kind-specific option `key`, written either as a key of the
+ * provider table or inside its `options` table.
+ */
+function optionFrom(occ: Occurrence[], key: string): SourceLocation | undefined {
+  for (let k = occ.length - 1; k >= 0; k--) {
+    const o = occ[k];
+    const options = o.provider.options;
+    if (!isTable(options) || options[key] === undefined) continue;
+    const flat: KeyPath = ["providers", o.index, key];
+    const nested: KeyPath = ["providers", o.index, "options", key];
+    const written = o.layer.text !== undefined &&
+      tomlKeyPositions(o.layer.text).has(JSON.stringify(flat));
+    return sourceLocation(o.layer, written ? flat : nested);
+  }
+  return undefined;
+}
+
 function sourceLocation(layer: Layer, path: KeyPath): SourceLocation {
   const at = locate(layer, path);
   return withoutUndefined({ file: at.file, line: at.line, trusted: layer.trusted });
@@ -504,6 +522,8 @@ function finalize(merged: LayerData, layers: Layer[], ctx: Context): Config {
     sources: layers.filter((l) => l.text !== undefined).map((l) => l.source),
     default_model_from: defaultFrom?.source ?? BUILTIN_SOURCE,
   };
+  const defaultLine = defaultFrom && locate(defaultFrom, ["default_model"]).line;
+  if (defaultLine !== undefined) config.default_model_line = defaultLine;
   if (merged.keep !== undefined) config.keep = merged.keep;
   if (merged.recent_keep !== undefined) config.recent_keep = merged.recent_keep;
   return config;
@@ -551,6 +571,10 @@ function buildProvider(p: LayerProvider, layers: Layer[], ctx: Context): Provide
   }
   const keyFrom = fieldFrom(occ, "api_key_env");
   if (keyFrom) source.api_key_env_from = keyFrom;
+  for (const key of Object.keys(p.options ?? {})) {
+    const from = optionFrom(occ, key);
+    if (from) (source.options_from ??= {})[key] = from;
+  }
   const bindings = p.api_key_env ? ctx.keyVars.get(p.api_key_env) : undefined;
   if (bindings) source.trusted_key_bindings = bindings;
 

@@ -626,3 +626,31 @@ Deno.test("a project file cannot widen the sandbox or set the mode directly", as
     assert.ok(config.warnings.some((w) => w.includes('allow_write "/etc" is outside the project')));
   });
 });
+
+Deno.test("an unknown permission mode names its file and line and the valid modes", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(dirs.projectConfig, `[permissions]\nmode = "careful"\n`);
+    await assertConfigError(load(dirs), {
+      file: dirs.projectConfig,
+      line: 2,
+      includes: 'permissions.mode must be one of "read-only", "ask", "accept-edits", "auto", ' +
+        '"yolo", got "careful"',
+    });
+  });
+});
+
+Deno.test("a permission mode alias is accepted", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(dirs.userConfig, `[permissions]\nmode = "readonly"\n`);
+    assert.equal((await load(dirs)).permissions.mode, "readonly");
+  });
+});
+
+Deno.test("the line that set default_model is kept for errors about it", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(dirs.userConfig, `# mine\n\ndefault_model = "deepseek-openai"\n`);
+    const config = await load(dirs);
+    assert.equal(config.default_model_from, dirs.userConfig);
+    assert.equal(config.default_model_line, 3);
+  });
+});

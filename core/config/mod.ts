@@ -17,6 +17,7 @@ export { loadConfig, type LoadConfigOptions, type LoadedConfig } from "./load.ts
 export { applyFlags, type ConfigFlags } from "./flags.ts";
 export { type ApiKeyOptions, resolveApiKey } from "./api_key.ts";
 export { type EndpointOrigin, endpointOrigins, originOf } from "./endpoint.ts";
+export { providerFromConfig } from "./provider_setup.ts";
 export { resolveModel } from "./resolve_model.ts";
 export {
   automaticOutputTokens,

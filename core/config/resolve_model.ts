@@ -24,7 +24,9 @@ export function resolveModel(config: Config, spec?: string): ResolvedModel {
   const text = (spec ?? config.default_model).trim();
   const fail = (problem: string, fix?: string): never => {
     throw new ConfigError({
-      file: origin === "--model" || origin === BUILTIN_SOURCE ? undefined : origin,
+      ...(origin === "--model" || origin === BUILTIN_SOURCE
+        ? {}
+        : { file: origin, line: config.default_model_line }),
       problem,
       fix: fix ?? howToChoose(config, origin),
     });

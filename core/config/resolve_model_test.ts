@@ -124,6 +124,15 @@ Deno.test("an unknown default_model names the available models and the file to e
     "set default_model in /home/u/.reasonix/config.toml or pass --model provider/model",
   );
   assert.equal(err.file, "/home/u/.reasonix/config.toml");
+  const located = rejects(
+    () =>
+      resolveModel({
+        ...config([deepseek], "nope", "/home/u/.reasonix/config.toml"),
+        default_model_line: 4,
+      }),
+    'unknown model "nope"',
+  );
+  assert.ok(located.message.startsWith("/home/u/.reasonix/config.toml:4: "), located.message);
 });
 
 Deno.test("an unknown --model says to pass --model", () => {

@@ -7,6 +7,7 @@
  * @module
  */
 import { z } from "zod";
+import { findPreset, PRESETS } from "../permission/presets.ts";
 
 const str = (what = "a string") => z.string({ error: what }).min(1, `${what}, not empty`);
 const strList = () =>
@@ -123,8 +124,12 @@ const toolsSchema = table({
   mcp_call_timeout_seconds: positive("a number of seconds greater than 0").optional(),
 });
 
+const PERMISSION_MODES = `one of ${PRESETS.map((p) => `"${p.name}"`).join(", ")}`;
+
 const permissionsSchema = table({
-  mode: str('a permission mode such as "ask"').optional(),
+  mode: z.string({ error: PERMISSION_MODES }).refine((name) => findPreset(name) !== undefined, {
+    error: PERMISSION_MODES,
+  }).optional(),
   allow: strList().optional(),
   ask: strList().optional(),
   deny: strList().optional(),

@@ -80,6 +80,8 @@ export interface ProviderSource {
   declared_in: SourceLocation;
   /** The layer that set the effective `api_key_env`. */
   api_key_env_from?: SourceLocation;
+  /** Where each effective kind-specific option was set. */
+  options_from?: Record<string, SourceLocation>;
   /** The layer that set each effective endpoint key. */
   endpoint_from: {
     base_url?: SourceLocation;
@@ -164,6 +166,8 @@ export interface Config {
   recent_keep?: unknown;
   /** The file that set `default_model`, `built-in defaults`, or `--model` after `applyFlags`. */
   default_model_from?: string;
+  /** The line of `default_model` in `default_model_from`, when a file set it. */
+  default_model_line?: number;
   /** Files that contributed, lowest precedence first. */
   sources: string[];
 }

@@ -16,7 +16,7 @@ import { emptyProjection, headText, ProjectionView } from "./projection.ts";
 import { needsPrune } from "./prune.ts";
 import {
   boundedTranscript,
-  COMPACTION_INSTRUCTION,
+  compactionInstruction,
   requestSummary,
   SUMMARY_MAX_TOKENS,
   type SummaryOutcome,
@@ -189,8 +189,13 @@ export class ContextManager {
   }
 
   /** `/compact`: summarize now, regardless of the trigger and of earlier failures. */
-  compactNow(canonical: readonly Message[], opts: { signal: AbortSignal }): Promise<Prepared> {
-    return this.#single(() => this.#maintain(canonical, "manual", opts.signal, undefined));
+  compactNow(
+    canonical: readonly Message[],
+    opts: { signal: AbortSignal; instructions?: string },
+  ): Promise<Prepared> {
+    return this.#single(() =>
+      this.#maintain(canonical, "manual", opts.signal, undefined, opts.instructions)
+    );
   }
 
   #install(record: ProjectionRecord): void {
@@ -210,6 +215,7 @@ export class ContextManager {
     cause: CompactionReport["cause"],
     signal: AbortSignal,
     turnStart: number | undefined,
+    focus?: string,
   ): Promise<Prepared> {
     const reports: CompactionReport[] = [];
     const trigger = this.triggerTokens;
@@ -246,7 +252,7 @@ export class ContextManager {
     let failure: string | undefined;
     for (let n = 0; n < limit; n++) {
       const before = estimate;
-      const attempt = await this.#summarize(canonical, cause, signal, turnStart);
+      const attempt = await this.#summarize(canonical, cause, signal, turnStart, focus);
       if (!attempt.ok) {
         failure = attempt.reason;
         break;
@@ -339,6 +345,7 @@ export class ContextManager {
     cause: CompactionReport["cause"],
     signal: AbortSignal,
     turnStart: number | undefined,
+    focus: string | undefined,
   ): Promise<Attempt> {
     const start = this.#view.start;
     let cut = this.#keepCut(canonical);
@@ -354,7 +361,7 @@ export class ContextManager {
     cut = this.#boundaryAtOrBefore(canonical, cut);
     const room = this.#o.contextWindow - SUMMARY_MAX_TOKENS - this.#margin();
     const live = this.view(canonical);
-    const instruction: Message = { role: "user", content: COMPACTION_INSTRUCTION };
+    const instruction: Message = { role: "user", content: compactionInstruction(focus) };
 
     let outcome: SummaryOutcome | undefined;
     for (let replan = 0; replan <= MAX_SUMMARY_REPLANS; replan++) {

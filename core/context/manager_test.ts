@@ -11,7 +11,7 @@ import { TokenEstimator } from "./estimator.ts";
 import { CompactionRequiredError, ContextManager, type ContextManagerOptions } from "./manager.ts";
 import { BLANKED_RESULT } from "./projection.ts";
 import { PRUNE_MARKER } from "./prune.ts";
-import { COMPACTION_INSTRUCTION, SUMMARY_MAX_TOKENS } from "./summary.ts";
+import { COMPACTION_INSTRUCTION, compactionInstruction, SUMMARY_MAX_TOKENS } from "./summary.ts";
 
 const TOOLS: readonly ToolSchema[] = Object.freeze([
   { name: "read_file", description: "Reads.", parameters: { type: "object" } },
@@ -234,6 +234,26 @@ Deno.test("manual compaction summarizes everything, even below the trigger", asy
   const next = cm.view([...canonical, { role: "user", content: "continue" }]);
   assert.equal(next.length, 1);
   assert.match(next[0].content, /all of it[\s\S]*continue$/);
+});
+
+Deno.test("/compact instructions follow the standard ones at the end of the summary request", async () => {
+  const { cm, provider } = manager([textReply("kept the API notes")]);
+  const canonical = conversation(2, 1, 100);
+  await cm.compactNow(canonical, { signal, instructions: "  keep the API design notes  " });
+  const request = provider.requests[0];
+  const last = request.messages.at(-1)!;
+  assert.equal(
+    last.content,
+    `${COMPACTION_INSTRUCTION}\n\nThe user adds these instructions for this summary:\n` +
+      "keep the API design notes",
+  );
+  // Everything before the instruction is the live view, byte for byte: the prefix cache holds.
+  assert.deepEqual(request.messages.slice(0, -1), canonical);
+});
+
+Deno.test("blank /compact instructions leave the standard instruction alone", () => {
+  assert.equal(compactionInstruction(" \n "), COMPACTION_INSTRUCTION);
+  assert.equal(compactionInstruction(undefined), COMPACTION_INSTRUCTION);
 });
 
 Deno.test("maintenance is single-flight", async () => {

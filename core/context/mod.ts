@@ -14,5 +14,10 @@ export {
 export { IMAGE_TOKENS, TokenEstimator } from "./estimator.ts";
 export { BLANKED_RESULT, emptyProjection, ProjectionView } from "./projection.ts";
 export { PRUNE_HEAD, PRUNE_MARKER, PRUNE_TAIL, PRUNE_THRESHOLD, pruneText } from "./prune.ts";
-export { COMPACTION_INSTRUCTION, requestSummary, SUMMARY_MAX_TOKENS } from "./summary.ts";
+export {
+  COMPACTION_INSTRUCTION,
+  compactionInstruction,
+  requestSummary,
+  SUMMARY_MAX_TOKENS,
+} from "./summary.ts";
 export { toolResultCapability } from "./tool_results.ts";

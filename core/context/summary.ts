@@ -29,6 +29,16 @@ If an earlier <checkpoint> summary is present, merge it with the newer history i
 Be dense and factual; omit pleasantries.
 </compaction-request>`;
 
+/**
+ * The compaction instruction, with the user's own wishes for this summary (`/compact <focus>`)
+ * after the standard ones. Both sit at the end of the request, so the cached prefix is unchanged.
+ */
+export function compactionInstruction(focus?: string): string {
+  const wish = focus?.trim();
+  if (!wish) return COMPACTION_INSTRUCTION;
+  return `${COMPACTION_INSTRUCTION}\n\nThe user adds these instructions for this summary:\n${wish}`;
+}
+
 /** What a summary attempt produced. */
 export type SummaryOutcome =
   | { ok: true; text: string; usage?: Usage }

@@ -15,6 +15,7 @@ import {
   resolveMessagesUrl,
 } from "./request.ts";
 import { decodeMessagesStream } from "./stream.ts";
+import { ProviderOptionError } from "../errors.ts";
 
 /** Abandon a stream silent for this long; servers send `ping` events meanwhile. */
 export const ANTHROPIC_IDLE_TIMEOUT_MS = 300_000;
@@ -64,15 +65,11 @@ export class AnthropicProvider extends SseProvider {
     const caps = capabilitiesFor({ ...settings, kind: "anthropic" });
     const thinking = settings.options?.thinking;
     if (thinking !== undefined && thinking !== "enabled" && thinking !== "disabled") {
-      throw new TypeError(
-        `provider "${settings.name}": thinking must be "enabled" or "disabled"`,
-      );
+      throw new ProviderOptionError(settings.name, "thinking", '"enabled" or "disabled"');
     }
     const budget = settings.options?.thinking_budget;
     if (budget !== undefined && (!Number.isInteger(budget) || (budget as number) < 1)) {
-      throw new TypeError(
-        `provider "${settings.name}": thinking_budget must be a positive integer`,
-      );
+      throw new ProviderOptionError(settings.name, "thinking_budget", "a positive integer");
     }
     super(settings, {
       url: resolveMessagesUrl(settings),

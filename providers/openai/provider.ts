@@ -14,6 +14,7 @@ import {
   resolveRequestUrl,
 } from "./request.ts";
 import { decodeChatStream } from "./stream.ts";
+import { ProviderOptionError } from "../errors.ts";
 
 /**
  * Default for abandoning a silent stream. Reasoning models may think for minutes before the
@@ -26,8 +27,10 @@ export class OpenAiProvider extends SseProvider {
   constructor(settings: ProviderSettings) {
     const field = settings.options?.max_tokens_field;
     if (field !== undefined && field !== "max_tokens" && field !== "max_completion_tokens") {
-      throw new TypeError(
-        `provider "${settings.name}": max_tokens_field must be "max_tokens" or "max_completion_tokens"`,
+      throw new ProviderOptionError(
+        settings.name,
+        "max_tokens_field",
+        '"max_tokens" or "max_completion_tokens"',
       );
     }
     const maxTokensField: MaxTokensField = field ?? "max_tokens";

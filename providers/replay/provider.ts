@@ -12,6 +12,7 @@ import { createProvider, type ProviderSettings } from "../registry.ts";
 import { DEFAULT_RETRY_POLICY } from "../retry.ts";
 import type { Chunk, Provider, ProviderRequest } from "../types.ts";
 import { parseRecording, ReplayError, replayFetch } from "./reader.ts";
+import { ProviderOptionError } from "../errors.ts";
 
 /** A provider answering from a recording. */
 export class ReplayProvider implements Provider {
@@ -23,11 +24,15 @@ export class ReplayProvider implements Provider {
     this.name = settings.name;
     const file = settings.options?.file;
     if (typeof file !== "string" || file === "") {
-      throw new TypeError(`provider "${settings.name}": kind "replay" needs file = "<recording>"`);
+      throw new ProviderOptionError(
+        settings.name,
+        "file",
+        'the path of a recording (file = "...")',
+      );
     }
     const strict = settings.options?.strict;
     if (strict !== undefined && typeof strict !== "boolean") {
-      throw new TypeError(`provider "${settings.name}": strict must be true or false`);
+      throw new ProviderOptionError(settings.name, "strict", "true or false");
     }
     let text: string;
     try {

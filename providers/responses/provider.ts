@@ -13,6 +13,7 @@ import {
   type ResponsesBodyOptions,
 } from "./request.ts";
 import { decodeResponsesStream } from "./stream.ts";
+import { ProviderOptionError } from "../errors.ts";
 
 /** Abandon a stream silent for this long; reasoning models may think for minutes. */
 export const RESPONSES_IDLE_TIMEOUT_MS = 300_000;
@@ -23,11 +24,11 @@ export class ResponsesProvider extends SseProvider {
     const options = settings.options ?? {};
     const include = options.encrypted_reasoning;
     if (include !== undefined && typeof include !== "boolean") {
-      throw new TypeError(`provider "${settings.name}": encrypted_reasoning must be true or false`);
+      throw new ProviderOptionError(settings.name, "encrypted_reasoning", "true or false");
     }
     const summary = options.reasoning_summary;
     if (summary !== undefined && typeof summary !== "string") {
-      throw new TypeError(`provider "${settings.name}": reasoning_summary must be a string`);
+      throw new ProviderOptionError(settings.name, "reasoning_summary", "a string");
     }
     const bodyOptions: ResponsesBodyOptions = {
       includeEncryptedReasoning: include,

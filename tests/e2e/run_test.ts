@@ -157,6 +157,30 @@ Deno.test("a malformed project config exits 2 naming the file and line, before a
   }
 });
 
+Deno.test("a provider option its kind rejects exits 2 naming the file and line, not a crash", async () => {
+  const fake = await startFakeLlm({ script: [] });
+  const repo = await makeRepo({ "a.txt": "a" });
+  const home = await makeHome(fake.url, 'max_tokens_field = "tokens"\n');
+  try {
+    const result = await runReasonix(["run", "hi"], { cwd: repo, home });
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(
+      result.stderr,
+      /config\.toml:10: max_tokens_field = "tokens" in \[\[providers\]\] "fake"/,
+    );
+    assert.match(
+      result.stderr,
+      /fix: set max_tokens_field to "max_tokens" or "max_completion_tokens"/,
+    );
+    assert.doesNotMatch(result.stderr, /Uncaught|\n\s+at /);
+    assert.equal(fake.requests.length, 0);
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
 Deno.test("deno.json's reasonix task answers --version", async () => {
   const result = await runReasonix(["--version"], { cwd: Deno.cwd(), home: "/nonexistent" });
   assert.equal(result.code, 0);

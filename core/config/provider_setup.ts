@@ -1,0 +1,49 @@
+/**
+ * Builds a provider from its configuration. A kind rejects option values it does not accept in
+ * its constructor; here such a rejection becomes a {@link ConfigError} that names the file and
+ * line of the option and the values it takes, so a bad option stops start-up like any other
+ * configuration mistake instead of escaping as a crash.
+ *
+ * @module
+ */
+import { createProvider, type ProviderSettings } from "../../providers/registry.ts";
+import { ProviderOptionError } from "../../providers/errors.ts";
+import type { Provider } from "../../providers/types.ts";
+import { BUILTIN_SOURCE } from "./defaults.ts";
+import { ConfigError } from "./errors.ts";
+import type { ProviderConfig, SourceLocation } from "./types.ts";
+
+/** `createProvider(config.kind, settings)`, with bad kind-specific options as a `ConfigError`. */
+export function providerFromConfig(config: ProviderConfig, settings: ProviderSettings): Provider {
+  try {
+    return createProvider(config.kind, settings);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    const table = `[[providers]] "${config.name}"`;
+    if (error instanceof ProviderOptionError) {
+      const at = config.source?.options_from?.[error.option] ?? config.source?.declared_in;
+      const value = config.options[error.option];
+      throw new ConfigError({
+        ...location(at),
+        problem: value === undefined
+          ? `${table} (kind "${config.kind}") needs ${error.option}`
+          : `${error.option} = ${JSON.stringify(value)} in ${table} is not accepted by kind ` +
+            `"${config.kind}"`,
+        fix: `set ${error.option} to ${error.expected}` +
+          (value === undefined ? "" : ", or remove it"),
+        cause: error,
+      });
+    }
+    throw new ConfigError({
+      ...location(config.source?.declared_in),
+      problem: `${table}: ${error.message}`,
+      fix: `correct ${table}`,
+      cause: error,
+    });
+  }
+}
+
+function location(at: SourceLocation | undefined): { file?: string; line?: number } {
+  if (!at || at.file === BUILTIN_SOURCE) return {};
+  return at.line === undefined ? { file: at.file } : { file: at.file, line: at.line };
+}
