@@ -22,7 +22,7 @@ export class UsageMeter {
     if (event.type !== "usage") return;
     const u = event.usage;
     this.requests++;
-    this.lastPromptTokens = u.promptTokens;
+    if (!event.purpose) this.lastPromptTokens = u.promptTokens;
     this.totals = {
       ...this.totals,
       promptTokens: this.totals.promptTokens + u.promptTokens,

@@ -10,6 +10,7 @@ import type {
   Provider,
   ProviderRequest,
   ToolCall,
+  Usage,
 } from "../../providers/types.ts";
 import { ContextOverflowError } from "../../providers/errors.ts";
 import type { ContextManager, Prepared } from "../context/manager.ts";
@@ -73,7 +74,20 @@ export interface AgentOptions {
 }
 
 /** The user message text, or its text and the images the model is shown. */
-export type DecoratedTurn = string | { content: string; images?: ImagePart[] };
+export type DecoratedTurn = string | {
+  content: string;
+  images?: ImagePart[];
+  /** Requests made to prepare the turn (image descriptions); they count toward the budgets. */
+  sideRequests?: SideRequest[];
+};
+
+/** A model request made while preparing a user turn, for usage and cost accounting. */
+export interface SideRequest {
+  purpose: "vision";
+  usage: Usage;
+  /** The price of the model that served it, when configured. */
+  price?: Price;
+}
 
 const DEFAULT_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -163,179 +177,211 @@ export class Agent implements Runner {
     const turn = o.decorateUserTurn
       ? await o.decorateUserTurn(input.text, session, input, { signal })
       : input.text;
-    session.append(
-      typeof turn === "string" ? { role: "user", content: turn } : {
-        role: "user",
-        content: turn.content,
-        ...(turn.images?.length ? { images: turn.images } : {}),
-      },
-    );
-    const turnStart = session.messages.length - 1;
-
-    while (true) {
-      if (signal.aborted) {
-        status = "cancelled";
-        break;
-      }
-      if (turns >= o.maxTurns) {
-        status = "max_turns";
-        break;
-      }
-      const exceeded = this.#budgetExceeded(totals);
-      if (exceeded) {
-        status = "budget_exceeded";
-        detail = exceeded;
-        break;
-      }
-      turns++;
-      yield { type: "turn_start", turn: turns };
-
-      let prepared: Prepared;
-      try {
-        prepared = o.context
-          ? await o.context.prepare(session.messages, { signal })
-          : { messages: session.messages, rawTokens: 0, reports: [] };
-      } catch (error) {
-        if (isAbort(error, signal)) {
-          status = "cancelled";
-        } else {
-          status = "error";
-          failure = errorInfo(error);
+    try {
+      session.append(
+        typeof turn === "string" ? { role: "user", content: turn } : {
+          role: "user",
+          content: turn.content,
+          ...(turn.images?.length ? { images: turn.images } : {}),
+        },
+      );
+      const turnStart = session.messages.length - 1;
+      if (typeof turn !== "string") {
+        for (const side of turn.sideRequests ?? []) {
+          // Money in another currency than the run's cannot join its total.
+          const cost = o.price && side.price?.currency === o.price.currency
+            ? costOf(side.usage, side.price)
+            : undefined;
+          addUsage(totals, side.usage, cost);
+          yield {
+            type: "usage",
+            turn: 0,
+            usage: side.usage,
+            cost,
+            currency: cost === undefined ? undefined : o.price?.currency,
+            cacheHitRatio: side.usage.promptTokens
+              ? side.usage.cacheHitTokens / side.usage.promptTokens
+              : 0,
+            totals: { ...totals },
+            purpose: side.purpose,
+          };
         }
-        break;
       }
-      for (const report of prepared.reports) yield { type: "compaction", report };
-      let plan = this.#outputPlan(prepared);
-      const size = o.context?.estimatePrepared(prepared) ?? 0;
-      if (plan.compact && o.context && size >= this.#lastBudgetCompaction + o.context.growthStep) {
-        this.#lastBudgetCompaction = size;
-        // The known automatic output budget no longer fits and the user chose to omit the cap:
-        // make room instead of overriding that choice.
+
+      while (true) {
+        if (signal.aborted) {
+          status = "cancelled";
+          break;
+        }
+        if (turns >= o.maxTurns) {
+          status = "max_turns";
+          break;
+        }
+        const exceeded = this.#budgetExceeded(totals);
+        if (exceeded) {
+          status = "budget_exceeded";
+          detail = exceeded;
+          break;
+        }
+        turns++;
+        yield { type: "turn_start", turn: turns };
+
+        let prepared: Prepared;
         try {
-          prepared = await o.context.rescueOverflow(session.messages, { signal, turnStart });
+          prepared = o.context
+            ? await o.context.prepare(session.messages, { signal })
+            : { messages: session.messages, rawTokens: 0, reports: [] };
         } catch (error) {
-          status = isAbort(error, signal) ? "cancelled" : "error";
-          if (status === "error") failure = errorInfo(error);
+          if (isAbort(error, signal)) {
+            status = "cancelled";
+          } else {
+            status = "error";
+            failure = errorInfo(error);
+          }
           break;
         }
         for (const report of prepared.reports) yield { type: "compaction", report };
-        plan = this.#outputPlan(prepared);
-      }
-
-      let text = "";
-      let reasoning = "";
-      let signature: string | undefined;
-      const calls: ToolCall[] = [];
-      let streamError: unknown;
-      let rescued = false;
-      while (true) {
-        const request = this.#request(prepared, plan.maxOutputTokens);
-        yield { type: "request_start", turn: turns, model: o.model };
-        let output = false;
-        streamError = undefined;
-        try {
-          for await (const chunk of o.provider.stream(request, { signal })) {
-            switch (chunk.type) {
-              case "text":
-                output = true;
-                text += chunk.text;
-                yield { type: "text", text: chunk.text };
-                break;
-              case "reasoning":
-                output = true;
-                reasoning += chunk.text;
-                yield { type: "reasoning", text: chunk.text };
-                break;
-              case "reasoning_signature":
-                signature = chunk.signature;
-                break;
-              case "tool_call":
-                output = true;
-                calls.push(chunk.call);
-                break;
-              case "usage": {
-                o.context?.observe(prepared.rawTokens, chunk.usage.promptTokens);
-                const cost = o.price ? costOf(chunk.usage, o.price) : undefined;
-                addUsage(totals, chunk.usage, cost);
-                yield {
-                  type: "usage",
-                  turn: turns,
-                  usage: chunk.usage,
-                  cost,
-                  currency: o.price?.currency,
-                  cacheHitRatio: chunk.usage.promptTokens
-                    ? chunk.usage.cacheHitTokens / chunk.usage.promptTokens
-                    : 0,
-                  totals: { ...totals },
-                };
-                break;
-              }
-              case "done":
-                if (chunk.finishReason === "length" && calls.length === 0) {
-                  yield {
-                    type: "notice",
-                    level: "warning",
-                    message: "The model stopped at its output limit; the answer may be incomplete.",
-                  };
-                }
-                break;
-            }
-          }
-        } catch (error) {
-          streamError = error;
-        }
-        // Overflow: one rescue (summary or truncate) and one retry of the same request.
+        let plan = this.#outputPlan(prepared);
+        const size = o.context?.estimatePrepared(prepared) ?? 0;
         if (
-          streamError instanceof ContextOverflowError && !output && !rescued && o.context &&
-          !signal.aborted
+          plan.compact && o.context && size >= this.#lastBudgetCompaction + o.context.growthStep
         ) {
-          rescued = true;
+          this.#lastBudgetCompaction = size;
+          // The known automatic output budget no longer fits and the user chose to omit the cap:
+          // make room instead of overriding that choice.
           try {
-            prepared = await o.context.rescueOverflow(session.messages, {
-              signal,
-              turnStart,
-              statedPromptTokens: statedTokens(streamError.message),
-            });
-            plan = this.#outputPlan(prepared);
+            prepared = await o.context.rescueOverflow(session.messages, { signal, turnStart });
           } catch (error) {
-            streamError = error;
+            status = isAbort(error, signal) ? "cancelled" : "error";
+            if (status === "error") failure = errorInfo(error);
             break;
           }
           for (const report of prepared.reports) yield { type: "compaction", report };
-          continue;
+          plan = this.#outputPlan(prepared);
         }
-        break;
-      }
 
-      if (streamError !== undefined) {
-        // Keep what the user already saw; drop incomplete tool calls (none were executed).
-        if (text || reasoning) {
-          session.append({ role: "assistant", content: text, reasoning: reasoning || undefined });
-          finalText = text;
+        let text = "";
+        let reasoning = "";
+        let signature: string | undefined;
+        const calls: ToolCall[] = [];
+        let streamError: unknown;
+        let rescued = false;
+        while (true) {
+          const request = this.#request(prepared, plan.maxOutputTokens);
+          yield { type: "request_start", turn: turns, model: o.model };
+          let output = false;
+          streamError = undefined;
+          try {
+            for await (const chunk of o.provider.stream(request, { signal })) {
+              switch (chunk.type) {
+                case "text":
+                  output = true;
+                  text += chunk.text;
+                  yield { type: "text", text: chunk.text };
+                  break;
+                case "reasoning":
+                  output = true;
+                  reasoning += chunk.text;
+                  yield { type: "reasoning", text: chunk.text };
+                  break;
+                case "reasoning_signature":
+                  signature = chunk.signature;
+                  break;
+                case "tool_call":
+                  output = true;
+                  calls.push(chunk.call);
+                  break;
+                case "usage": {
+                  o.context?.observe(prepared.rawTokens, chunk.usage.promptTokens);
+                  const cost = o.price ? costOf(chunk.usage, o.price) : undefined;
+                  addUsage(totals, chunk.usage, cost);
+                  yield {
+                    type: "usage",
+                    turn: turns,
+                    usage: chunk.usage,
+                    cost,
+                    currency: o.price?.currency,
+                    cacheHitRatio: chunk.usage.promptTokens
+                      ? chunk.usage.cacheHitTokens / chunk.usage.promptTokens
+                      : 0,
+                    totals: { ...totals },
+                  };
+                  break;
+                }
+                case "done":
+                  if (chunk.finishReason === "length" && calls.length === 0) {
+                    yield {
+                      type: "notice",
+                      level: "warning",
+                      message:
+                        "The model stopped at its output limit; the answer may be incomplete.",
+                    };
+                  }
+                  break;
+              }
+            }
+          } catch (error) {
+            streamError = error;
+          }
+          // Overflow: one rescue (summary or truncate) and one retry of the same request.
+          if (
+            streamError instanceof ContextOverflowError && !output && !rescued && o.context &&
+            !signal.aborted
+          ) {
+            rescued = true;
+            try {
+              prepared = await o.context.rescueOverflow(session.messages, {
+                signal,
+                turnStart,
+                statedPromptTokens: statedTokens(streamError.message),
+              });
+              plan = this.#outputPlan(prepared);
+            } catch (error) {
+              streamError = error;
+              break;
+            }
+            for (const report of prepared.reports) yield { type: "compaction", report };
+            continue;
+          }
+          break;
         }
-        if (isAbort(streamError, signal)) {
+
+        if (streamError !== undefined) {
+          // Keep what the user already saw; drop incomplete tool calls (none were executed).
+          if (text || reasoning) {
+            session.append({ role: "assistant", content: text, reasoning: reasoning || undefined });
+            finalText = text;
+          }
+          if (isAbort(streamError, signal)) {
+            status = "cancelled";
+          } else {
+            status = "error";
+            failure = errorInfo(streamError);
+          }
+          break;
+        }
+
+        const assistant: Message = { role: "assistant", content: text };
+        if (reasoning) assistant.reasoning = reasoning;
+        if (signature) assistant.reasoningSignature = signature;
+        if (calls.length) assistant.toolCalls = calls;
+        session.append(assistant);
+        finalText = text;
+        if (calls.length === 0) break;
+
+        toolCalls += calls.length;
+        yield* this.#runTools(calls, signal, storms);
+        if (signal.aborted) {
           status = "cancelled";
-        } else {
-          status = "error";
-          failure = errorInfo(streamError);
+          break;
         }
-        break;
       }
-
-      const assistant: Message = { role: "assistant", content: text };
-      if (reasoning) assistant.reasoning = reasoning;
-      if (signature) assistant.reasoningSignature = signature;
-      if (calls.length) assistant.toolCalls = calls;
-      session.append(assistant);
-      finalText = text;
-      if (calls.length === 0) break;
-
-      toolCalls += calls.length;
-      yield* this.#runTools(calls, signal, storms);
-      if (signal.aborted) {
-        status = "cancelled";
-        break;
-      }
+    } catch (error) {
+      // The transcript cannot be written (a full disk): end the run rather than go on with
+      // work that would not be saved.
+      if (!(error instanceof ReasonixError && error.code === "transcript_write")) throw error;
+      status = "error";
+      failure = errorInfo(error);
     }
 
     if (status === "cancelled" && isTimeout(signal)) {

@@ -334,6 +334,49 @@ Deno.test("a cost budget ends the run cleanly with budget_exceeded", async () =>
   assert.equal(end.turns, 1);
 });
 
+Deno.test("requests made to prepare the turn count toward the totals and the budgets", async () => {
+  const side = (currency: string) => ({
+    purpose: "vision" as const,
+    usage: { promptTokens: 600, completionTokens: 400, cacheHitTokens: 0, cacheMissTokens: 600 },
+    price: { cache_hit: 0, input: 1, output: 1, currency },
+  });
+  const price = { cache_hit: 0, input: 1, output: 1, currency: "USD" };
+  const decorateUserTurn = (text: string) => ({
+    content: text,
+    sideRequests: [side("USD"), side("CNY")],
+  });
+
+  const priced = agentWith([textReply("seen")], { price, decorateUserTurn });
+  const events = await collect(priced.agent, "look");
+  const sides = events.filter((e) => e.type === "usage" && e.purpose === "vision");
+  assert.equal(sides.length, 2);
+  assert.deepEqual(sides.map((e) => e.type === "usage" && [e.turn, e.cost, e.currency]), [
+    [0, 0.001, "USD"],
+    [0, undefined, undefined],
+  ], "a cost in another currency stays out of the run's total");
+  const end = done(events);
+  assert.equal(end.status, "completed");
+  assert.ok(end.usage.promptTokens >= 1200 && end.usage.completionTokens >= 800);
+  assert.equal(end.usage.cost, 0.001 + costOfRequest(events));
+
+  const capped = agentWith([textReply("never sent")], {
+    decorateUserTurn,
+    budget: { maxTokens: 1500 },
+  });
+  const stopped = done(await collect(capped.agent, "look"));
+  assert.equal(stopped.status, "budget_exceeded");
+  assert.equal(stopped.turns, 0);
+  assert.equal(capped.provider.requests.length, 0, "the budget was spent before the first request");
+});
+
+/** The summed cost of the conversation's own requests (those without a purpose). */
+function costOfRequest(events: AgentEvent[]): number {
+  return events.reduce(
+    (sum, e) => e.type === "usage" && !e.purpose ? sum + (e.cost ?? 0) : sum,
+    0,
+  );
+}
+
 Deno.test("a run that hits its time limit ends with timeout, every call answered", async () => {
   const { agent, session } = agentWith([
     toolReply({ id: "slow", name: "lookup", args: { key: "a", delay: 5_000 } }),

@@ -52,6 +52,12 @@ export type AgentEvent =
     cacheHitRatio: number;
     /** Running totals of this run, including this request. */
     totals: UsageTotals;
+    /**
+     * Set for a request made outside the conversation while preparing the user turn (`vision`:
+     * an image description, reported with `turn` 0). It counts toward the totals and the
+     * budgets, but its prompt says nothing about how full the context window is.
+     */
+    purpose?: "vision";
   }
   | {
     /** Every permission decision, so the UI and `run --json` can show why a call ran or not. */

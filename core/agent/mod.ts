@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { Agent, type AgentOptions, type DecoratedTurn } from "./agent.ts";
+export { Agent, type AgentOptions, type DecoratedTurn, type SideRequest } from "./agent.ts";
 export { Session } from "./session.ts";
 export type * from "./events.ts";
 export type { ApprovalBroker, ApprovalChoice, ApprovalRequest } from "./approval.ts";

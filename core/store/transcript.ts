@@ -119,10 +119,15 @@ export class TranscriptWriter {
   readonly path: string;
   readonly #file: Deno.FsFile;
   #closed = false;
+  /** Bytes of whole records in the file. */
+  #size: number;
+  /** Records not yet written (the disk refused them), oldest first. */
+  readonly #pending: Uint8Array[] = [];
 
-  private constructor(path: string, file: Deno.FsFile) {
+  private constructor(path: string, file: Deno.FsFile, size: number) {
     this.path = path;
     this.#file = file;
+    this.#size = size;
   }
 
   /**
@@ -145,9 +150,9 @@ export class TranscriptWriter {
         },
       );
     }
-    const writer = new TranscriptWriter(path, file);
     // A crash may have left a torn last line; end it so the next record starts clean.
     const stat = await file.stat();
+    const writer = new TranscriptWriter(path, file, stat.size);
     if (stat.size > 0) {
       const tail = new Uint8Array(1);
       const reader = await Deno.open(path, { read: true });
@@ -157,35 +162,70 @@ export class TranscriptWriter {
       } finally {
         reader.close();
       }
-      if (tail[0] !== 0x0a) writer.#writeLine("");
+      if (tail[0] !== 0x0a) {
+        writer.#pending.push(encoder.encode("\n"));
+        try {
+          writer.#flush();
+        } catch (error) {
+          writer.close();
+          throw error;
+        }
+      }
     }
     return writer;
   }
 
-  #writeLine(line: string): void {
-    const bytes = encoder.encode(line + "\n");
-    let written = 0;
-    while (written < bytes.length) written += this.#file.writeSync(bytes.subarray(written));
-    this.#file.syncDataSync();
+  /** Records the disk has refused so far; they are written first by the next append. */
+  get pendingRecords(): number {
+    return this.#pending.length;
   }
 
-  /** Appends one record durably (written and fsynced before returning). */
+  /**
+   * Appends one record durably (written and fsynced before returning). When the disk refuses
+   * it (full, read-only, I/O error), a partly written line is cut away so the file still ends
+   * with a whole record, the record waits in memory, and `TranscriptError("transcript_write")`
+   * is thrown; the next append writes the waiting records first, in order.
+   */
   append(record: TranscriptRecord): void {
     if (this.#closed) throw new TranscriptError("transcript_write", `${this.path} is closed`);
-    try {
-      this.#writeLine(JSON.stringify(record));
-    } catch (error) {
-      throw new TranscriptError(
-        "transcript_write",
-        `could not write the session transcript ${this.path}: ${(error as Error).message}`,
-        { cause: error },
-      );
+    this.#pending.push(encoder.encode(JSON.stringify(record) + "\n"));
+    this.#flush();
+  }
+
+  #flush(): void {
+    while (this.#pending.length > 0) {
+      const bytes = this.#pending[0];
+      try {
+        let written = 0;
+        while (written < bytes.length) written += this.#file.writeSync(bytes.subarray(written));
+        this.#file.syncDataSync();
+      } catch (error) {
+        try {
+          this.#file.truncateSync(this.#size);
+        } catch {
+          // Left torn: loading skips the line and the next open ends it.
+        }
+        throw new TranscriptError(
+          "transcript_write",
+          `could not write the session transcript ${this.path}: ${(error as Error).message}. ` +
+            "The session is saved up to its last whole record; free some space and " +
+            "`reasonix --continue` picks it up from there",
+          { cause: error },
+        );
+      }
+      this.#size += bytes.length;
+      this.#pending.shift();
     }
   }
 
   /** Releases the lock and closes the file. */
   close(): void {
     if (this.#closed) return;
+    try {
+      this.#flush();
+    } catch {
+      // Still refused: the caller was told when the record was first refused.
+    }
     this.#closed = true;
     this.#file.close();
     try {

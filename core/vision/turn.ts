@@ -7,6 +7,7 @@
  * @module
  */
 import type { ImagePart, Provider } from "../../providers/types.ts";
+import type { SideRequest } from "../agent/agent.ts";
 import type { ResolvedModel } from "../config/types.ts";
 import {
   describeImage,
@@ -28,6 +29,8 @@ export interface ImageTurn {
   /** Present only when the executor reads the images itself. */
   images?: ImagePart[];
   notices: VisionNotice[];
+  /** The description requests that reported usage, for the run's totals and budgets. */
+  sideRequests?: SideRequest[];
 }
 
 /** What {@link ImageTurns} is built from. */
@@ -90,6 +93,7 @@ export class ImageTurns {
     const label = modelLabel(vision);
     const notices: VisionNotice[] = [];
     const blocks: string[] = [];
+    const sideRequests: SideRequest[] = [];
     for (const [i, image] of images.entries()) {
       const index = i + 1;
       try {
@@ -106,6 +110,13 @@ export class ImageTurns {
         });
         blocks.push(imageDescriptionBlock({ model: label, index, text: description.text }));
         const u = description.usage;
+        if (u) {
+          sideRequests.push({
+            purpose: "vision",
+            usage: u,
+            ...(vision.price ? { price: vision.price } : {}),
+          });
+        }
         notices.push({
           level: "info",
           message: `image ${index} described by ${label}` +
@@ -127,7 +138,11 @@ export class ImageTurns {
         });
       }
     }
-    return { content: joinBlocks(turn.content, blocks), notices };
+    return {
+      content: joinBlocks(turn.content, blocks),
+      notices,
+      ...(sideRequests.length ? { sideRequests } : {}),
+    };
   }
 }
 

@@ -88,6 +88,32 @@ Deno.test("describe mode sends one capped request per image and builds the provi
   assert.equal(out.images, undefined);
 });
 
+Deno.test("descriptions report their usage and the vision model's price", async () => {
+  const usage = {
+    promptTokens: 900,
+    completionTokens: 30,
+    cacheHitTokens: 0,
+    cacheMissTokens: 900,
+  };
+  const provider = new ScriptedProvider([
+    {
+      chunks: [{ type: "text", text: "a cat" }, { type: "usage", usage }, {
+        type: "done",
+        finishReason: "stop",
+      }],
+    },
+    textReply("no usage reported"),
+  ]);
+  const price = { cache_hit: 0.1, input: 1, output: 2, currency: "USD" };
+  const vision = { ...resolved("v", "eye"), price };
+  const { t } = turns({ mode: "describe", vision }, provider);
+  const out = await t.prepare(
+    { content: "c", text: "t", images: [IMAGE, IMAGE] },
+    { signal },
+  );
+  assert.deepEqual(out.sideRequests, [{ purpose: "vision", usage, price }]);
+});
+
 Deno.test("the description cap defaults to DESCRIPTION_MAX_TOKENS", async () => {
   const provider = new ScriptedProvider([textReply("ok")]);
   const { t } = turns({ mode: "describe", vision: resolved("v", "eye", -1) }, provider);

@@ -14,6 +14,18 @@ const PNG_BASE64 =
 
 type ChatBody = { model: string; messages: { role: string; content: unknown }[] };
 
+/** A DeepSeek-style usage object with no cache hits. */
+function usage(prompt: number, completion: number): Record<string, unknown> {
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: 0 },
+    prompt_cache_hit_tokens: 0,
+    prompt_cache_miss_tokens: prompt,
+  };
+}
+
 async function repoWithImage(): Promise<string> {
   const repo = await makeRepo({ "notes.txt": "not an image\n" });
   await Deno.writeFile(
@@ -24,8 +36,12 @@ async function repoWithImage(): Promise<string> {
 }
 
 Deno.test("reasonix run --image describes the image for a text-only model", async () => {
-  const exec = await startFakeLlm({ script: [{ text: "The picture is a single pixel." }] });
-  const eyes = await startFakeLlm({ script: [{ text: "A 1x1 image: one grey pixel, no text." }] });
+  const exec = await startFakeLlm({
+    script: [{ text: "The picture is a single pixel.", usage: usage(700, 9) }],
+  });
+  const eyes = await startFakeLlm({
+    script: [{ text: "A 1x1 image: one grey pixel, no text.", usage: usage(5000, 40) }],
+  });
   const repo = await repoWithImage();
   const home = await makeHome(
     exec.url,
@@ -49,7 +65,13 @@ context_window = 128000
       { cwd: repo, home },
     );
     assert.equal(result.code, 0, result.stderr);
-    assert.equal(JSON.parse(result.stdout).result, "The picture is a single pixel.");
+    const summary = JSON.parse(result.stdout);
+    assert.equal(summary.result, "The picture is a single pixel.");
+    assert.deepEqual(
+      summary.tokens,
+      { prompt: 5700, completion: 49, cache_hit: 0, cache_miss: 5700 },
+      "the description request counts toward the run's tokens",
+    );
     assert.match(result.stderr, /note: image 1 described by eyes\/eye-model/);
 
     assert.equal(eyes.requests.length, 1);
