@@ -8,7 +8,7 @@
 import type { AgentEvent } from "../../core/agent/events.ts";
 import type { CompactionReport } from "../../core/context/manager.ts";
 import { listSessions, sessionsDir, userText } from "../../core/store/sessions.ts";
-import type { Message } from "../../providers/types.ts";
+import type { ImagePart, Message } from "../../providers/types.ts";
 import type { Runtime } from "../runtime.ts";
 import type { McpView } from "./hooks.ts";
 
@@ -40,7 +40,11 @@ export interface ChatBackend {
   warnings(): readonly string[];
   /** The conversation so far (shown after `/resume`). */
   history(): readonly Message[];
-  run(text: string, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent>;
+  /**
+   * Runs one user turn. `images` go with the message; the runtime's notices about them (an
+   * image described, or dropped) arrive as `notice` events before the turn's first event.
+   */
+  run(text: string, opts: { signal: AbortSignal; images?: ImagePart[] }): AsyncIterable<AgentEvent>;
   /** `provider/model` names from the configuration, for `/model`. */
   models(): string[];
   newConversation(): Promise<void>;
@@ -120,8 +124,22 @@ export class RuntimeBackend implements ChatBackend {
     return this.#runtime.session.messages;
   }
 
-  run(text: string, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent> {
-    return this.#runtime.agent.run({ text }, opts);
+  async *run(
+    text: string,
+    opts: { signal: AbortSignal; images?: ImagePart[] },
+  ): AsyncIterable<AgentEvent> {
+    const notices: AgentEvent[] = [];
+    const off = this.#runtime.onNotice((notice) => notices.push(notice));
+    try {
+      const input = opts.images?.length ? { text, images: opts.images } : { text };
+      for await (const event of this.#runtime.agent.run(input, { signal: opts.signal })) {
+        yield* notices.splice(0);
+        yield event;
+      }
+      yield* notices.splice(0);
+    } finally {
+      off();
+    }
   }
 
   models(): string[] {

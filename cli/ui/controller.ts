@@ -7,8 +7,10 @@
  */
 import type { ApprovalChoice } from "../../core/agent/approval.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
+import type { ImagePart } from "../../providers/types.ts";
 import { type CustomCommand, expandTemplate, splitArguments } from "../../core/commands/mod.ts";
 import {
+  attachedImages,
   attachmentLabel,
   completeReferencePath,
   type McpResourceReader,
@@ -673,6 +675,7 @@ export class ChatController {
     this.#add({ kind: "user", text: display });
     return this.#work("thinking", async (signal) => {
       let prompt = text;
+      let images: ImagePart[] = [];
       if (text.includes("@")) {
         this.#setBusyLabel("reading references");
         const resolved = await resolveReferences(text, {
@@ -684,10 +687,12 @@ export class ChatController {
         if (resolved.attachments.length) {
           this.#add({ kind: "attachments", labels: resolved.attachments.map(attachmentLabel) });
           prompt = withAttachments(text, resolved.attachments);
+          images = attachedImages(resolved.attachments);
         }
         this.#setBusyLabel("thinking");
       }
-      for await (const event of this.#backend.run(prompt, { signal })) this.#onEvent(event);
+      const input = images.length ? { signal, images } : { signal };
+      for await (const event of this.#backend.run(prompt, input)) this.#onEvent(event);
     });
   }
 

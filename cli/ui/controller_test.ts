@@ -500,7 +500,7 @@ Deno.test("/compact <instructions> sends them with the summary request", async (
     script: (req): FakeStep => {
       if (!lastUser(req).includes("<compaction-request>")) return { text: "hello" };
       summaryRequests.push(lastUser(req));
-      return { text: "<summary>We said hello; the user wants the greeting kept.</summary>" };
+      return { text: "<summary>Hi.</summary>" };
     },
   });
   try {
@@ -513,6 +513,57 @@ Deno.test("/compact <instructions> sends them with the summary request", async (
     assert.equal(summaryRequests.length, 1, s.lines().join("\n"));
     assert.match(summaryRequests[0], /instructions for this summary:\nkeep the greeting$/);
     assert.match(s.lines().at(-1)!, /^info: Context/);
+  } finally {
+    await s.close();
+  }
+});
+
+// A real 1x1 PNG.
+const PNG = Uint8Array.from(
+  atob(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==",
+  ),
+  (c) => c.charCodeAt(0),
+);
+
+type ImageWire = { messages: { role: string; content: unknown }[] };
+
+Deno.test("@image.png attaches the image to the message for a model that reads images", async () => {
+  const s = await startUiSession({ script: [{ text: "A grey pixel." }], toml: "images = true\n" });
+  try {
+    await Deno.writeFile(join(s.repo, "shot.png"), PNG);
+    s.type("what is in @shot.png?");
+    s.press(ENTER);
+    await s.controller.idle();
+    assert.ok(s.lines().some((l) => /shot\.png \(image, \d+ B\)/.test(l)), s.lines().join("\n"));
+    const body = s.fake.requests[0].body as ImageWire;
+    const parts = body.messages.at(-1)!.content as {
+      type: string;
+      text?: string;
+      image_url?: { url: string };
+    }[];
+    assert.equal(
+      parts.at(-1)?.image_url?.url,
+      `data:image/png;base64,${btoa(String.fromCharCode(...PNG))}`,
+    );
+    assert.match(parts[0].text!, /<referenced-image path="shot\.png">/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("@image.png for a text-only model without a vision model is dropped with a warning", async () => {
+  const s = await startUiSession({ script: [{ text: "I cannot see it." }] });
+  try {
+    await Deno.writeFile(join(s.repo, "shot.png"), PNG);
+    s.type("what is in @shot.png?");
+    s.press(ENTER);
+    await s.controller.idle();
+    assert.ok(
+      s.lines().some((l) => l.startsWith("warning: 1 image(s) dropped:")),
+      s.lines().join("\n"),
+    );
+    assert.ok(!s.fake.requests[0].bodyText.includes("data:image/png"), "no image was sent");
   } finally {
     await s.close();
   }

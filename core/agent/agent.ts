@@ -135,6 +135,16 @@ function errorInfo(error: unknown): { code: string; message: string } {
   };
 }
 
+/** How a run ends on `error`: cancelled when the signal caused it, else failed with it. */
+function endingFor(
+  error: unknown,
+  signal: AbortSignal,
+): { status: RunStatus; failure?: { code: string; message: string } } {
+  return isAbort(error, signal)
+    ? { status: "cancelled" }
+    : { status: "error", failure: errorInfo(error) };
+}
+
 /** The single-model runner. */
 export class Agent implements Runner {
   readonly #opts: AgentOptions;
@@ -232,12 +242,7 @@ export class Agent implements Runner {
             ? await o.context.prepare(session.messages, { signal })
             : { messages: session.messages, rawTokens: 0, reports: [] };
         } catch (error) {
-          if (isAbort(error, signal)) {
-            status = "cancelled";
-          } else {
-            status = "error";
-            failure = errorInfo(error);
-          }
+          ({ status, failure } = endingFor(error, signal));
           break;
         }
         for (const report of prepared.reports) yield { type: "compaction", report };
@@ -352,12 +357,7 @@ export class Agent implements Runner {
             session.append({ role: "assistant", content: text, reasoning: reasoning || undefined });
             finalText = text;
           }
-          if (isAbort(streamError, signal)) {
-            status = "cancelled";
-          } else {
-            status = "error";
-            failure = errorInfo(streamError);
-          }
+          ({ status, failure } = endingFor(streamError, signal));
           break;
         }
 

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ImagePart } from "../../providers/types.ts";
 import type { Attachment } from "./types.ts";
 
 function attr(value: string): string {
@@ -35,6 +36,9 @@ export function formatAttachment(a: Attachment): string {
     case "binary":
       return `<referenced-file path="${attr(a.path)}" binary="true">\n` +
         `[binary file, ${formatSize(a.size)}, not shown]\n</referenced-file>`;
+    case "image":
+      return `<referenced-image path="${attr(a.path)}">\n` +
+        `[attached to this message as an image, ${formatSize(a.size)}]\n</referenced-image>`;
     case "directory": {
       const note = a.truncated ? `[listing stopped after ${a.entries} entries]\n` : "";
       return `<referenced-directory path="${attr(a.path)}">\n${block(a.listing)}${note}` +
@@ -61,9 +65,16 @@ export function attachmentLabel(a: Attachment): string {
       return `${a.path} (${formatSize(a.size)}${a.truncated ? ", truncated" : ""})`;
     case "binary":
       return `${a.path} (binary, ${formatSize(a.size)}, not included)`;
+    case "image":
+      return `${a.path} (image, ${formatSize(a.size)})`;
     case "directory":
       return `${a.path} (${a.entries} entries${a.truncated ? ", truncated" : ""})`;
     case "resource":
       return `${a.server}:${a.uri}${a.truncated ? " (truncated)" : ""}`;
   }
+}
+
+/** The images among `attachments`, in order, to send with the message. */
+export function attachedImages(attachments: readonly Attachment[]): ImagePart[] {
+  return attachments.flatMap((a) => a.kind === "image" ? [a.image] : []);
 }

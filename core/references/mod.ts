@@ -12,7 +12,13 @@ export {
   splitResourceTarget,
 } from "./parse.ts";
 export { isNoise, NOISE_NAMES } from "./noise.ts";
-export { type DirectoryListing, type FileContent, listDirectory, readCappedFile } from "./read.ts";
+export {
+  type DirectoryListing,
+  type FileContent,
+  listDirectory,
+  readCappedFile,
+  readHead,
+} from "./read.ts";
 export { DEFAULT_MAX_DIR_ENTRIES, DEFAULT_MAX_FILE_BYTES, resolveReferences } from "./resolve.ts";
-export { attachmentLabel, formatAttachment, withAttachments } from "./format.ts";
+export { attachedImages, attachmentLabel, formatAttachment, withAttachments } from "./format.ts";
 export { completeReferencePath, type PathCompletion } from "./complete.ts";

@@ -15,6 +15,24 @@ export type FileContent =
   | { binary: true; size: number }
   | { binary: false; size: number; text: string; truncated: boolean };
 
+/** Reads up to `count` bytes from the file's position (fewer at its end). */
+async function readUpTo(file: Deno.FsFile, count: number): Promise<Uint8Array> {
+  const buffer = new Uint8Array(count);
+  let filled = 0;
+  while (filled < count) {
+    const n = await file.read(buffer.subarray(filled));
+    if (n === null) break;
+    filled += n;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** The first `count` bytes of a file (fewer when it is shorter). */
+export async function readHead(path: string, count: number): Promise<Uint8Array> {
+  using file = await Deno.open(path, { read: true });
+  return await readUpTo(file, count);
+}
+
 /**
  * Reads at most `maxBytes` of a file. A NUL byte in the first 8 KiB or bytes that are not
  * UTF-8 mark it binary; its content is then not returned.
@@ -22,24 +40,16 @@ export type FileContent =
 export async function readCappedFile(path: string, maxBytes: number): Promise<FileContent> {
   using file = await Deno.open(path, { read: true });
   const size = (await file.stat()).size;
-  const want = Math.min(size, maxBytes);
-  const buffer = new Uint8Array(want);
-  let filled = 0;
-  while (filled < want) {
-    const n = await file.read(buffer.subarray(filled));
-    if (n === null) break;
-    filled += n;
-  }
-  const bytes = buffer.subarray(0, filled);
+  const bytes = await readUpTo(file, Math.min(size, maxBytes));
   if (bytes.subarray(0, SNIFF_BYTES).includes(0)) return { binary: true, size };
   let text: string;
   try {
     // `stream: true` keeps a multi-byte character cut by the cap from counting as invalid.
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: filled < size });
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: bytes.length < size });
   } catch {
     return { binary: true, size };
   }
-  return { binary: false, size, text, truncated: filled < size };
+  return { binary: false, size, text, truncated: bytes.length < size };
 }
 
 /** A directory listing. */

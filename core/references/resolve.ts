@@ -7,7 +7,8 @@
  */
 import { isAbsolute, relative, resolve } from "node:path";
 import { candidateTargets, findReferenceTokens, splitResourceTarget } from "./parse.ts";
-import { listDirectory, readCappedFile } from "./read.ts";
+import { listDirectory, readCappedFile, readHead } from "./read.ts";
+import { ImageInputError, loadImage, sniffImageType } from "../vision/image_input.ts";
 import type { Attachment, ResolvedReferences, ResolveOptions } from "./types.ts";
 
 /** Default cap on an included file or resource. */
@@ -90,6 +91,10 @@ async function resolvePath(
       };
     }
     if (!info.isFile) return { notice: `@${ref}: not a regular file or directory` };
+    if (sniffImageType(await readHead(absolute, 16))) {
+      const image = await loadImage(absolute, { cwd: opts.root, label: `@${ref}` });
+      return { attachment: { kind: "image", ref, path, size: info.size, image } };
+    }
     const content = await readCappedFile(absolute, opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
     if (content.binary) return { attachment: { kind: "binary", ref, path, size: content.size } };
     return {
@@ -104,6 +109,7 @@ async function resolvePath(
     };
   } catch (error) {
     if (opts.signal?.aborted) throw error;
+    if (error instanceof ImageInputError) return { notice: error.message };
     return { notice: `@${ref}: cannot read ${path}: ${(error as Error)?.message ?? error}` };
   }
 }

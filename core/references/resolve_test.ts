@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { withAttachments } from "./format.ts";
+import { attachedImages, attachmentLabel, formatAttachment, withAttachments } from "./format.ts";
+import { MAX_IMAGE_BYTES } from "../vision/image_input.ts";
 import { resolveReferences } from "./resolve.ts";
 import type { McpResourceReader } from "./types.ts";
 
@@ -167,4 +168,45 @@ Deno.test("resolution stops when the turn is cancelled", async () => {
   const pending = resolveReferences("@srv:slow", { root: "/", mcp, signal: controller.signal });
   controller.abort(new DOMException("cancelled", "AbortError"));
   await assert.rejects(pending, (e: unknown) => e instanceof DOMException);
+});
+
+const PNG_1X1 = Uint8Array.from(
+  atob(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==",
+  ),
+  (c) => c.charCodeAt(0),
+);
+
+Deno.test("@image attaches PNG, JPEG, GIF and WebP files as images, told apart by content", async () => {
+  await withTree({ "shot.png": PNG_1X1, "fake.png": "not an image\n" }, async (root) => {
+    const { attachments, notices } = await resolveReferences("see @shot.png and @fake.png", {
+      root,
+    });
+    assert.deepEqual(notices, []);
+    assert.deepEqual(attachments.map((a) => [a.kind, a.ref]), [
+      ["image", "shot.png"],
+      ["file", "fake.png"],
+    ]);
+    assert.deepEqual(attachedImages(attachments), [{
+      mediaType: "image/png",
+      data: btoa(String.fromCharCode(...PNG_1X1)),
+    }]);
+    assert.equal(attachmentLabel(attachments[0]), `shot.png (image, ${PNG_1X1.length} B)`);
+    assert.equal(
+      formatAttachment(attachments[0]),
+      `<referenced-image path="shot.png">\n[attached to this message as an image, ${PNG_1X1.length} B]\n` +
+        "</referenced-image>",
+    );
+  });
+});
+
+Deno.test("an @image over the size limit is a notice, not an attachment", async () => {
+  await withTree({ "huge.png": PNG_1X1 }, async (root) => {
+    await Deno.truncate(join(root, "huge.png"), MAX_IMAGE_BYTES + 1);
+    const { attachments, notices } = await resolveReferences("@huge.png", { root });
+    assert.deepEqual(attachments, []);
+    assert.deepEqual(notices, [
+      "@huge.png: 10485761 bytes is over the 10.0 MiB limit; shrink or crop the image first",
+    ]);
+  });
 });

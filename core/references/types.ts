@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { ImagePart } from "../../providers/types.ts";
 
 /** Reads MCP resources for `@<server>:<uri>`; injected so core does not depend on plugins. */
 export interface McpResourceReader {
@@ -26,6 +27,14 @@ export type Attachment =
     truncated: boolean;
   }
   | { kind: "binary"; ref: string; path: string; size: number }
+  | {
+    /** A PNG, JPEG, GIF or WebP file, attached to the message as an image. */
+    kind: "image";
+    ref: string;
+    path: string;
+    size: number;
+    image: ImagePart;
+  }
   | {
     kind: "directory";
     ref: string;

@@ -53,34 +53,38 @@ function isUrl(spec: string): boolean {
  * relative to `cwd`. Throws {@link ImageInputError} for a missing or unreadable file, one over
  * {@link MAX_IMAGE_BYTES}, or contents that are not PNG, JPEG, GIF or WebP.
  */
-export async function loadImage(spec: string, opts: { cwd: string }): Promise<ImagePart> {
+export async function loadImage(
+  spec: string,
+  opts: { cwd: string; label?: string },
+): Promise<ImagePart> {
+  const label = opts.label ?? `--image ${spec}`;
   if (isUrl(spec)) {
     try {
       return { url: new URL(spec).href };
     } catch (error) {
-      throw new ImageInputError(`--image ${spec}: not a valid URL`, { cause: error });
+      throw new ImageInputError(`${label}: not a valid URL`, { cause: error });
     }
   }
   const path = resolve(opts.cwd, spec);
   let bytes: Uint8Array;
   try {
     const info = await Deno.stat(path);
-    if (!info.isFile) throw new ImageInputError(`--image ${spec}: not a regular file`);
-    if (info.size > MAX_IMAGE_BYTES) throw tooLarge(spec, info.size);
+    if (!info.isFile) throw new ImageInputError(`${label}: not a regular file`);
+    if (info.size > MAX_IMAGE_BYTES) throw tooLarge(label, info.size);
     bytes = await Deno.readFile(path);
   } catch (error) {
     if (error instanceof ImageInputError) throw error;
     const reason = error instanceof Deno.errors.NotFound
       ? "no such file"
       : (error as Error).message;
-    throw new ImageInputError(`--image ${spec}: ${reason}`, { cause: error });
+    throw new ImageInputError(`${label}: ${reason}`, { cause: error });
   }
   // The file may have grown since the stat.
-  if (bytes.byteLength > MAX_IMAGE_BYTES) throw tooLarge(spec, bytes.byteLength);
+  if (bytes.byteLength > MAX_IMAGE_BYTES) throw tooLarge(label, bytes.byteLength);
   const mediaType = sniffImageType(bytes);
   if (mediaType === undefined) {
     throw new ImageInputError(
-      `--image ${spec}: not a PNG, JPEG, GIF or WebP image (checked by its contents)`,
+      `${label}: not a PNG, JPEG, GIF or WebP image (checked by its contents)`,
     );
   }
   return { mediaType, data: Buffer.from(bytes).toString("base64") };
@@ -96,10 +100,12 @@ export async function loadImages(
   return out;
 }
 
-function tooLarge(spec: string, size: number): ImageInputError {
+function tooLarge(label: string, size: number): ImageInputError {
   const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  // Just over the limit, MiB would round to the limit itself.
+  const shown = mib(size) === mib(MAX_IMAGE_BYTES) ? `${size} bytes` : mib(size);
   return new ImageInputError(
-    `--image ${spec}: ${mib(size)} is over the ${mib(MAX_IMAGE_BYTES)} limit; ` +
+    `${label}: ${shown} is over the ${mib(MAX_IMAGE_BYTES)} limit; ` +
       "shrink or crop the image first",
   );
 }

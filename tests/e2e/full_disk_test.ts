@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { parseTranscript } from "../../core/store/transcript.ts";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep } from "../fake_llm/mod.ts";
-import { CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
+import { onSmallTmpfs } from "../support/small_fs.ts";
+import { cliEnv, makeHome, makeRepo, REASONIX_TASK, runReasonix } from "./support.ts";
 
-const BWRAP = "/usr/bin/bwrap";
 const TMPFS_BYTES = 65536;
 const FILLER_BYTES = 50000;
 
@@ -33,51 +33,26 @@ async function runOnFullDisk(
 ): Promise<{ code: number; stderr: string }> {
   const sessions = join(home, "sessions");
   await Deno.mkdir(sessions, { recursive: true });
-  const env = Deno.env.toObject();
-  delete env.DEEPSEEK_API_KEY;
-  delete env.INIT_CWD;
   const script = `head -c ${FILLER_BYTES} /dev/zero > "$SESSIONS/filler" || exit 97
 "$@"; code=$?
 rm -f "$SESSIONS/filler"; cp -r "$SESSIONS/." "$SAVED/" || exit 98
 exit $code`;
-  const out = await new Deno.Command(BWRAP, {
-    args: [
-      "--dev-bind",
-      "/",
-      "/",
-      "--size",
-      String(TMPFS_BYTES),
-      "--tmpfs",
-      sessions,
-      "sh",
-      "-c",
-      script,
-      "sh",
-      Deno.execPath(),
-      "task",
-      "--quiet",
-      "--config",
-      CONFIG_PATH,
-      "reasonix",
-      "run",
-      "--permission-mode",
-      "auto",
-      "list the files, again and again",
-    ],
+  const out = await onSmallTmpfs(sessions, TMPFS_BYTES, [
+    "sh",
+    "-c",
+    script,
+    "sh",
+    ...REASONIX_TASK,
+    "run",
+    "--permission-mode",
+    "auto",
+    "list the files, again and again",
+  ], {
     cwd: repo,
     clearEnv: true,
-    env: {
-      ...env,
-      REASONIX_HOME: home,
-      REASONIX_E2E_KEY: "sk-e2e-test",
-      NO_COLOR: "1",
-      SESSIONS: sessions,
-      SAVED: saved,
-    },
+    env: cliEnv(home, { SESSIONS: sessions, SAVED: saved }),
     stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  });
   return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
 }
 

@@ -106,7 +106,7 @@ Deno.test("reasonix run --image refuses bad attachments and text-only models wit
     const cases: [string[], RegExp][] = [
       [["--image", "missing.png"], /--image missing\.png: no such file/],
       [["--image", "notes.txt"], /--image notes\.txt: not a PNG, JPEG, GIF or WebP image/],
-      [["--image", "huge.png"], /--image huge\.png: 10\.0 MiB is over the 10\.0 MiB limit/],
+      [["--image", "huge.png"], /--image huge\.png: 10485761 bytes is over the 10\.0 MiB limit/],
       [
         ["--image", "shot.png"],
         /model fake\/fake-model cannot read images\nfix: set agent\.vision_model = "auto"/,

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
-import { CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
+import { makeHome, makeRepo, REASONIX_TASK, runReasonix } from "./support.ts";
 import { TmuxSession } from "./tmux.ts";
 
 interface WireMessage {
@@ -82,12 +82,7 @@ Deno.test({
       "env",
       "-i",
       ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      Deno.execPath(),
-      "task",
-      "--quiet",
-      "--config",
-      CONFIG_PATH,
-      "reasonix",
+      ...REASONIX_TASK,
     ];
     const tmux = await TmuxSession.start(argv, { cwd: repo, width: 100, height: 40 });
     try {

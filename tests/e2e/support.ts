@@ -62,27 +62,38 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The command line of `deno task reasonix`, with the repository's deno.json. */
+export const REASONIX_TASK: readonly string[] = [
+  Deno.execPath(),
+  "task",
+  "--quiet",
+  "--config",
+  CONFIG_PATH,
+  "reasonix",
+];
+
+/**
+ * The environment a CLI run gets: this process's, without a real DeepSeek key and without the
+ * INIT_CWD an outer `deno task` leaves (it would point the CLI at the outer task's directory).
+ */
+export function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env = Deno.env.toObject();
+  delete env.DEEPSEEK_API_KEY;
+  delete env.INIT_CWD;
+  return { ...env, REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", NO_COLOR: "1", ...extra };
+}
+
 /** Runs `deno task reasonix <args>` from `cwd` with `home` as REASONIX_HOME. */
 export async function runReasonix(
   args: string[],
   opts: { cwd: string; home: string; env?: Record<string, string>; signal?: AbortSignal },
 ): Promise<CliResult> {
-  const env = Deno.env.toObject();
-  delete env.DEEPSEEK_API_KEY;
-  // `deno task` keeps an inherited INIT_CWD, which would point the CLI at the outer task's
-  // directory when the tests themselves run under `deno task test`.
-  delete env.INIT_CWD;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "--quiet", "--config", CONFIG_PATH, "reasonix", ...args],
+  const [program, ...taskArgs] = REASONIX_TASK;
+  const out = await new Deno.Command(program, {
+    args: [...taskArgs, ...args],
     cwd: opts.cwd,
     clearEnv: true,
-    env: {
-      ...env,
-      REASONIX_HOME: opts.home,
-      REASONIX_E2E_KEY: "sk-e2e-test",
-      NO_COLOR: "1",
-      ...opts.env,
-    },
+    env: cliEnv(opts.home, opts.env),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

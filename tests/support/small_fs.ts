@@ -19,6 +19,24 @@ export interface SmallFsResult {
 }
 
 /**
+ * Runs `program args…` with `dir` replaced by an empty tmpfs of `bytes` bytes, the rest of the
+ * file system as it is. The tmpfs and what was written to it are gone when the program ends.
+ */
+export async function onSmallTmpfs(
+  dir: string,
+  bytes: number,
+  argv: readonly string[],
+  options: Omit<Deno.CommandOptions, "args"> = {},
+): Promise<Deno.CommandOutput> {
+  return await new Deno.Command(BWRAP, {
+    ...options,
+    args: ["--dev-bind", "/", "/", "--size", String(bytes), "--tmpfs", dir, ...argv],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
+/**
  * Writes `source` to a temporary module and runs it with `Deno.args[0]` = a fresh directory on a
  * tmpfs of `bytes` bytes. `source` may import project modules by absolute `file:` URL.
  */
@@ -29,28 +47,17 @@ export async function runOnSmallFs(source: string, bytes: number): Promise<Small
   try {
     await Deno.mkdir(dir);
     await Deno.writeTextFile(script, source);
-    const out = await new Deno.Command(BWRAP, {
-      args: [
-        "--dev-bind",
-        "/",
-        "/",
-        "--size",
-        String(bytes),
-        "--tmpfs",
-        dir,
-        Deno.execPath(),
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-run",
-        "--config",
-        CONFIG,
-        script,
-        dir,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    const out = await onSmallTmpfs(dir, bytes, [
+      Deno.execPath(),
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-run",
+      "--config",
+      CONFIG,
+      script,
+      dir,
+    ]);
     const decoder = new TextDecoder();
     return {
       success: out.success,
