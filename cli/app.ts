@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { ReasonixError } from "../errors.ts";
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { lazyImport } from "./lazy.ts";
 import { version } from "./version.ts";
 
@@ -73,7 +74,8 @@ function takeGlobalOptions(argv: string[]): { cwd?: string; rest: string[] } {
     }
     rest.push(arg);
   }
-  return { cwd: cwd || undefined, rest };
+  if (cwd?.trim() === "") throw new UsageError("--cwd needs a directory, got an empty value");
+  return { cwd, rest };
 }
 
 /** Runs the CLI with `argv` (without the program name) and returns the exit code. */
@@ -96,8 +98,33 @@ export async function runCli(argv: string[]): Promise<number> {
     throw error;
   }
 
-  const [command, ...args] = parsed.rest;
+  try {
+    return await dispatch(parsed.rest);
+  } catch (error) {
+    // What the user must fix (a broken home folder, a damaged session) is a message, not a trace.
+    if (!(error instanceof ReasonixError)) throw error;
+    console.error(`reasonix: ${error.message}`);
+    return error.code === "config_invalid" || error.code === "session_not_found"
+      ? EXIT_USAGE
+      : EXIT_FAILURE;
+  }
+}
+
+/** Subcommands, for the hint when options are put before one. */
+const SUBCOMMANDS = new Set(["run", "sessions", "config", "mcp"]);
+
+async function dispatch(rest: string[]): Promise<number> {
+  const [command, ...args] = rest;
   if (command === undefined || INTERACTIVE_OPTIONS.has(command.split("=")[0])) {
+    const sub = rest.find((arg) => SUBCOMMANDS.has(arg));
+    if (sub) {
+      const before = rest.slice(0, rest.indexOf(sub));
+      console.error(
+        `reasonix: ${before.join(" ")} must come after \`${sub}\`: ` +
+          `reasonix ${sub} ${before.join(" ")} …`,
+      );
+      return EXIT_USAGE;
+    }
     if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
       console.error(USAGE);
       console.error("reasonix: no terminal for an interactive session; use `reasonix run`.");
@@ -106,7 +133,7 @@ export async function runCli(argv: string[]): Promise<number> {
     const { interactive } = await lazyImport<typeof import("./interactive.ts")>(
       "cli/interactive.ts",
     );
-    return await interactive(parsed.rest);
+    return await interactive(rest);
   }
   switch (command) {
     case "run": {

@@ -4,10 +4,15 @@
  *
  * @module
  */
+// The provider kinds register on import; `run` has them too, so the same files load here.
+import "../providers/anthropic/mod.ts";
+import "../providers/openai/mod.ts";
+import "../providers/replay/mod.ts";
+import "../providers/responses/mod.ts";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { parse } from "smol-toml";
-import { reasonixHome } from "../core/config/mod.ts";
+import { ConfigError, loadConfig, reasonixHome } from "../core/config/mod.ts";
+import { parseConfigToml, readConfigText } from "../core/config/files.ts";
 import { setTomlValue, writeTomlFile } from "../core/config/toml_edit.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 
@@ -20,36 +25,26 @@ prefix-cache reuse). Range 0.30–0.85; presets 0.70 (early), 0.80 (default), 0.
   --local   write the project's ./reasonix.toml instead of the user config
 `;
 
-/** Default ratio when no file sets one. */
-const DEFAULT_RATIO = 0.8;
-
-async function ratioIn(path: string): Promise<number | undefined> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch {
-    return undefined;
-  }
-  try {
-    const value = (parse(text) as { agent?: { compact_ratio?: unknown } }).agent?.compact_ratio;
-    return typeof value === "number" ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Where the effective ratio comes from. */
+/**
+ * The effective ratio and the file it comes from. The configuration is loaded exactly as
+ * `reasonix run` loads it, so a file `run` rejects is a {@link ConfigError} here too rather
+ * than a value that would never be used.
+ */
 export async function effectiveCompactRatio(
   cwd: string,
   home: string,
+  env: Record<string, string | undefined>,
 ): Promise<{ value: number; source: string }> {
-  const project = join(cwd, "reasonix.toml");
-  const user = join(home, "config.toml");
-  const fromProject = await ratioIn(project);
-  if (fromProject !== undefined) return { value: fromProject, source: project };
-  const fromUser = await ratioIn(user);
-  if (fromUser !== undefined) return { value: fromUser, source: user };
-  return { value: DEFAULT_RATIO, source: "built-in default" };
+  const config = await loadConfig({ cwd, env, home });
+  const value = config.agent.compact_ratio;
+  // Later files override earlier ones, so the last file that sets the key is its source.
+  for (const file of [...config.sources].reverse()) {
+    const agent = parseConfigToml(await readConfigText(file) ?? "", file).agent;
+    if (typeof agent === "object" && agent !== null && "compact_ratio" in agent) {
+      return { value, source: file };
+    }
+  }
+  return { value, source: "built-in default" };
 }
 
 /** Runs `reasonix config …` and returns the exit code. */
@@ -76,11 +71,16 @@ export async function configCommand(argv: string[]): Promise<number> {
     return EXIT_OK;
   }
   const cwd = Deno.cwd();
-  const home = reasonixHome(Deno.env.toObject());
+  const env = Deno.env.toObject();
+  const home = reasonixHome(env);
   if (positionals.length === 0) {
-    const { value, source } = await effectiveCompactRatio(cwd, home);
-    console.log(`compact_ratio = ${value.toFixed(2)} (from ${source})`);
-    return EXIT_OK;
+    try {
+      const { value, source } = await effectiveCompactRatio(cwd, home, env);
+      console.log(`compact_ratio = ${value.toFixed(2)} (from ${source})`);
+      return EXIT_OK;
+    } catch (error) {
+      return reportConfigError(error);
+    }
   }
   const value = Number(positionals[0]);
   if (positionals.length > 1 || !Number.isFinite(value) || value < 0.3 || value > 0.85) {
@@ -93,27 +93,38 @@ export async function configCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   const path = values.local ? join(cwd, "reasonix.toml") : join(home, "config.toml");
-  let text = "";
   try {
-    text = await Deno.readTextFile(path);
+    // Strict UTF-8 and a clear error for a directory: the file is rewritten below.
+    const text = await readConfigText(path) ?? "";
+    await writeTomlFile(path, setTomlValue(text, "agent", "compact_ratio", String(value), path));
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  try {
-    await writeTomlFile(path, setTomlValue(text, "agent", "compact_ratio", String(value)));
-  } catch (error) {
+    if (error instanceof ConfigError) return reportConfigError(error);
     console.error(
       `reasonix config compact-ratio: could not update ${path}: ${(error as Error).message}\n` +
-        "fix: repair the file's TOML (reasonix run names the line) and try again",
+        `fix: make ${path} a writable file, or set [agent].compact_ratio there by hand`,
     );
     return EXIT_USAGE;
   }
-  const effective = await effectiveCompactRatio(cwd, home);
   console.log(`wrote compact_ratio = ${value.toFixed(2)} to ${path}`);
+  let effective: { value: number; source: string };
+  try {
+    effective = await effectiveCompactRatio(cwd, home, env);
+  } catch (error) {
+    // The value is written, but a run would stop on this error, so it is not a success.
+    console.error("note: the configuration does not load, so reasonix run would stop here:");
+    return reportConfigError(error);
+  }
   if (effective.source !== path) {
     console.log(
       `note: ${effective.source} sets ${effective.value.toFixed(2)}, which takes precedence here`,
     );
   }
   return EXIT_OK;
+}
+
+/** Prints a configuration error as `reasonix run` does (exit 2); rethrows anything else. */
+function reportConfigError(error: unknown): number {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`reasonix: ${error.message}`);
+  return EXIT_USAGE;
 }

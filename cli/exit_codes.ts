@@ -12,3 +12,5 @@ export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 /** Cancelled by SIGINT (128 + 2). */
 export const EXIT_CANCELLED = 130;
+/** Stopped by SIGTERM (128 + 15), after winding down like a cancel. */
+export const EXIT_TERMINATED = 143;

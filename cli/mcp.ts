@@ -11,16 +11,18 @@ import "../providers/anthropic/mod.ts";
 import "../providers/openai/mod.ts";
 import "../providers/replay/mod.ts";
 import "../providers/responses/mod.ts";
-import { loadConfig, reasonixHome } from "../core/config/mod.ts";
+import { ConfigError, expandVars, loadConfig, reasonixHome } from "../core/config/mod.ts";
 import type { Config } from "../core/config/types.ts";
 import { ReasonixError } from "../errors.ts";
 import {
   addDeclaration,
+  checkDeclaration,
   clearOAuthState,
   declarationsNamed,
   effectiveDeclarations,
   loadMcpDeclarations,
   type McpConcurrency,
+  McpConfigFileError,
   type McpServerDeclaration,
   type McpServerEntry,
   type McpServerStatus,
@@ -29,6 +31,7 @@ import {
   OAuthStore,
   removeDeclaration,
   resolveServer,
+  type VarExpander,
 } from "../plugins/mcp/mod.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { createMcpHost, loadMcpEntries, mcpExpander, mcpStateDir } from "./mcp_runtime.ts";
@@ -205,7 +208,8 @@ async function addCommand(argv: string[], ctx: Ctx): Promise<number> {
   if (transport !== "stdio" && (Object.keys(a.env).length || a.args.length)) {
     throw new McpUsageError("--env and arguments are for stdio servers");
   }
-  const set = await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd });
+  // Strict: with a file that does not parse, where the server is declared is unknown.
+  const set = await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd, strict: true });
   const existing = declarationsNamed(set, a.name);
   const kind = targetFor(existing, a.scope) ?? "user";
   const fields: Omit<McpServerDeclaration, "source"> = {
@@ -217,11 +221,32 @@ async function addCommand(argv: string[], ctx: Ctx): Promise<number> {
     ...(a.concurrency ? { concurrency: a.concurrency } : {}),
     ...(a.startupTimeout ? { startup_timeout_seconds: a.startupTimeout } : {}),
   };
-  const check = resolveServer({ ...fields, source: { kind, file: set.files[kind] } }, {
-    expand: (t) => t,
+  const refuse = (problem: string) =>
+    new ConfigError({
+      problem: `MCP server "${a.name}" cannot be declared: ${problem}`,
+      fix: "correct the command line; nothing was written",
+    });
+  // The loader's own checks, so nothing is written that it would skip or refuse later.
+  const declaration = checkDeclaration(fields, { kind, file: set.files[kind] });
+  if ("problem" in declaration) throw refuse(declaration.problem);
+  // Values are not expanded now (their variables may be set only where the server runs), but
+  // a malformed `${...}` fails every start, so the loader's expansion runs on empty values.
+  let syntax: string | undefined;
+  const syntaxOnly: VarExpander = (text, where) => {
+    try {
+      expandVars(text, () => "");
+    } catch (error) {
+      syntax = `${where.field}: ${(error as Error).message}`;
+      throw error;
+    }
+    return text;
+  };
+  const check = resolveServer(declaration, {
+    expand: syntaxOnly,
     defaultStartupTimeoutMs: 30_000,
     cwd: ctx.cwd,
   });
+  if (syntax) throw refuse(syntax);
   if ("problem" in check && !/\$\{/.test(a.target)) throw new McpUsageError(check.problem);
   const result = await addDeclaration(set.files[kind], kind, fields);
   ctx.io.out(`${result.action} MCP server "${a.name}" in ${result.file}`);
@@ -272,7 +297,8 @@ async function removeCommand(argv: string[], ctx: Ctx): Promise<number> {
   }
   if (names.length !== 1) throw new McpUsageError("remove needs exactly one server name");
   const name = names[0];
-  const set = await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd });
+  // Strict: a file that does not parse may be the one that declares the server.
+  const set = await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd, strict: true });
   const existing = declarationsNamed(set, name);
   const kind = targetFor(existing, scope);
   const removed = existing.find((d) => d.source.kind === kind);
@@ -389,7 +415,7 @@ async function listCommand(argv: string[], ctx: Ctx): Promise<number> {
   const json = argv.includes("--json");
   const unknown = argv.filter((a) => a !== "--json");
   if (unknown.length) throw new McpUsageError(`list takes no argument ${unknown[0]}`);
-  const loaded = await loadMcpEntries(ctx);
+  const loaded = await loadEntries(ctx);
   for (const w of loaded.warnings) ctx.io.err(`warning: ${w}`);
   const host = await connectAll(loaded.entries, ctx);
   try {
@@ -419,6 +445,11 @@ async function listCommand(argv: string[], ctx: Ctx): Promise<number> {
       "ERROR",
     ];
     ctx.io.out(table([header, ...status.map((s) => statusLine(s).split("\t"))]));
+    const details = status.filter((s) => s.detail);
+    if (details.length) {
+      ctx.io.out("");
+      for (const s of details) ctx.io.out(`${s.name}: ${s.detail}`);
+    }
     return EXIT_OK;
   } finally {
     await host.close();
@@ -430,7 +461,7 @@ async function getCommand(argv: string[], ctx: Ctx): Promise<number> {
     throw new McpUsageError("get needs exactly one server name");
   }
   const name = argv[0];
-  const loaded = await loadMcpEntries(ctx);
+  const loaded = await loadEntries(ctx);
   const entry = loaded.entries.find((e) => e.declaration.name === name);
   if (!entry) {
     ctx.io.err(`reasonix mcp: no MCP server "${name}" is declared`);
@@ -451,6 +482,7 @@ async function getCommand(argv: string[], ctx: Ctx): Promise<number> {
         s.error ? ` (${s.error}${s.httpStatus ? ` ${s.httpStatus}` : ""})` : ""
       }`,
     );
+    if (s.detail) ctx.io.out(`  detail:      ${s.detail}`);
     if (s.protocol) ctx.io.out(`  protocol:    ${s.protocol}`);
     ctx.io.out(`  listener:    ${s.listener}`);
     ctx.io.out(`  concurrency: ${s.concurrency}`);
@@ -494,7 +526,7 @@ async function openBrowser(url: URL, io: Io): Promise<void> {
 async function loginCommand(argv: string[], ctx: Ctx): Promise<number> {
   if (argv.length !== 1) throw new McpUsageError("login needs exactly one server name");
   const name = argv[0];
-  const loaded = await loadMcpEntries(ctx);
+  const loaded = await loadEntries(ctx);
   const entry = loaded.entries.find((e) => e.declaration.name === name);
   if (!entry?.spec) {
     ctx.io.err(`reasonix mcp: ${entry?.problem ?? `no MCP server "${name}" is declared`}`);
@@ -537,6 +569,16 @@ interface Ctx {
   io: Io;
   /** The loaded configuration, for the MCP timeouts; absent when it does not load. */
   config?: Config;
+  /** Why the configuration did not load, to be said once the declarations could be read. */
+  configWarning?: string;
+}
+
+/** The resolved declarations, then the deferred configuration warning. */
+async function loadEntries(ctx: Ctx): Promise<Awaited<ReturnType<typeof loadMcpEntries>>> {
+  const loaded = await loadMcpEntries(ctx);
+  // Only now: when a declaration file cannot be read at all, its error is the one message.
+  if (ctx.configWarning) ctx.io.err(ctx.configWarning);
+  return loaded;
 }
 
 /** Runs `reasonix mcp …` and returns the exit code. */
@@ -557,11 +599,9 @@ export async function mcpCommand(
       try {
         ctx.config = await loadConfig({ cwd: ctx.cwd, env, home: ctx.home });
       } catch (error) {
-        io.err(
-          `warning: configuration not loaded, default MCP timeouts apply: ${
-            (error as Error).message.split("\n")[0]
-          }`,
-        );
+        ctx.configWarning = `warning: configuration not loaded, default MCP timeouts apply: ${
+          (error as Error).message.split("\n")[0]
+        }`;
       }
     }
     switch (sub) {
@@ -585,6 +625,20 @@ export async function mcpCommand(
   } catch (error) {
     if (error instanceof McpUsageError) {
       io.err(`reasonix mcp: ${error.message}\n\n${MCP_USAGE}`);
+      return EXIT_USAGE;
+    }
+    const config = error instanceof McpConfigFileError
+      ? new ConfigError({
+        file: error.file,
+        line: error.line,
+        column: error.column,
+        problem: error.problem,
+        fix: error.fix,
+        cause: error,
+      })
+      : error;
+    if (config instanceof ConfigError) {
+      io.err(`reasonix mcp: ${config.message}`);
       return EXIT_USAGE;
     }
     if (error instanceof ReasonixError || error instanceof Error) {

@@ -5,6 +5,12 @@
  * @module
  */
 export { runCli, USAGE } from "./app.ts";
-export { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+export {
+  EXIT_CANCELLED,
+  EXIT_FAILURE,
+  EXIT_OK,
+  EXIT_TERMINATED,
+  EXIT_USAGE,
+} from "./exit_codes.ts";
 export { main } from "./main.ts";
 export { version } from "./version.ts";

@@ -13,7 +13,13 @@ import type {
 } from "../core/agent/events.ts";
 import { cacheHitRatio } from "../core/agent/cost.ts";
 import { ReasonixError } from "../errors.ts";
-import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import {
+  EXIT_CANCELLED,
+  EXIT_FAILURE,
+  EXIT_OK,
+  EXIT_TERMINATED,
+  EXIT_USAGE,
+} from "./exit_codes.ts";
 import { PERMISSION_OPTIONS, PERMISSION_USAGE, permissionFlags } from "./permission_flags.ts";
 import { plainRenderer, syncWriter } from "./render_plain.ts";
 import { buildRuntime, type Runtime } from "./runtime.ts";
@@ -38,7 +44,8 @@ Options:
 ${PERMISSION_USAGE}
   -h, --help                show this help
 
-Exit codes: 0 done, 1 failed or stopped at a limit, 2 bad usage or configuration, 130 cancelled.
+Exit codes: 0 done, 1 failed or stopped at a limit, 2 bad usage or configuration, 130 cancelled,
+143 stopped by SIGTERM.
 `;
 
 /** The JSON summary printed by `--json`. */
@@ -120,6 +127,9 @@ export function parseDuration(text: string): number | undefined {
   return ms > 0 ? ms : undefined;
 }
 
+/** The longest `--timeout`: the largest delay a timer can hold (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /** The run's hard limits, or a usage error message. */
 function parseLimits(
   values: Record<string, unknown>,
@@ -141,6 +151,12 @@ function parseLimits(
     out.timeoutMs = parseDuration(String(values.timeout));
     if (out.timeoutMs === undefined) {
       return `--timeout must be a duration such as 90s, 10m or 1h, got "${values.timeout}"`;
+    }
+    // Timers hold a signed 32-bit count of milliseconds; a longer one would fire at once.
+    if (out.timeoutMs > MAX_TIMEOUT_MS) {
+      return `--timeout must be at most ${
+        Math.floor(MAX_TIMEOUT_MS / 3_600_000)
+      }h, got "${values.timeout}"`;
     }
   }
   return out;
@@ -250,6 +266,15 @@ export async function runCommand(argv: string[]): Promise<number> {
     controller.abort(new DOMException("Cancelled by the user", "AbortError"));
   };
   Deno.addSignalListener("SIGINT", onSigint);
+  // `kill`, a CI timeout or a container stop: wind down like Ctrl-C, so running tools are
+  // stopped, every call gets a result and the session's temporary folder is removed.
+  let terminated = false;
+  const onSigterm = () => {
+    terminated = true;
+    if (controller.signal.aborted) Deno.exit(EXIT_TERMINATED);
+    controller.abort(new DOMException("Terminated (SIGTERM)", "AbortError"));
+  };
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", onSigterm);
   const started = performance.now();
   let done: Extract<AgentEvent, { type: "done" }> | undefined;
   const decisions: PermissionEntry[] = [];
@@ -278,11 +303,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     unsubscribe();
     unsubscribeNotices();
     Deno.removeSignalListener("SIGINT", onSigint);
+    if (Deno.build.os !== "windows") Deno.removeSignalListener("SIGTERM", onSigterm);
     await runtime.dispose();
   }
   if (!done) throw new Error("agent ended without a done event");
   if (json) {
     console.log(JSON.stringify(summarize(done, runtime, performance.now() - started, decisions)));
   }
-  return exitCodeFor(done.status);
+  return terminated && done.status === "cancelled" ? EXIT_TERMINATED : exitCodeFor(done.status);
 }

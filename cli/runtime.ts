@@ -32,6 +32,7 @@ import {
 } from "../core/agent/system_prompt.ts";
 import {
   applyFlags,
+  ConfigError,
   loadConfig,
   outputBudgetPlan,
   providerFromConfig,
@@ -41,7 +42,12 @@ import {
 } from "../core/config/mod.ts";
 import type { Config, ResolvedModel } from "../core/config/types.ts";
 import { scrubLegacyKeys } from "../core/config/toml_edit.ts";
-import { openRecording } from "../providers/recording.ts";
+import {
+  openRecording,
+  type Recording,
+  RECORDING_FORMAT,
+  type RecordingOptions,
+} from "../providers/recording.ts";
 import type { Provider } from "../providers/types.ts";
 import { builtinTools, ToolRegistry } from "../tools/registry.ts";
 import {
@@ -125,6 +131,83 @@ async function isGitRepo(root: string): Promise<boolean> {
   }
 }
 
+/**
+ * `[sandbox].workspace_root` (`~/` is the home directory; relative to the working directory),
+ * else the working directory, as a canonical path. A root that is missing or not a directory is
+ * a configuration error.
+ */
+async function workspaceRootFor(
+  config: Config,
+  cwd: string,
+  env: Record<string, string | undefined>,
+): Promise<string> {
+  const configured = config.sandbox.workspace_root;
+  if (!configured) return await Deno.realPath(cwd);
+  const home = env.HOME ?? env.USERPROFILE;
+  const expanded = home && (configured === "~" || configured.startsWith("~/"))
+    ? home + configured.slice(1)
+    : configured;
+  const fail = (why: string): never => {
+    throw new ConfigError({
+      problem: `[sandbox].workspace_root "${configured}" ${why}`,
+      fix: "set it to an existing directory, or remove it to work in the current directory",
+    });
+  };
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(resolvePath(cwd, expanded));
+  } catch (error) {
+    return fail(
+      error instanceof Deno.errors.NotFound ? "does not exist" : `cannot be read: ${error}`,
+    );
+  }
+  if (!info.isDirectory) fail("is not a directory");
+  return await Deno.realPath(resolvePath(cwd, expanded));
+}
+
+/**
+ * Opens the `--record` file. It may be new or an earlier recording, never some other file: a
+ * mistyped path must not truncate a user's file.
+ */
+async function startRecording(
+  given: string,
+  cwd: string,
+  opts: RecordingOptions,
+): Promise<Recording> {
+  const path = resolvePath(cwd, given);
+  const fail = (problem: string, cause?: unknown): never => {
+    throw new ConfigError({
+      problem: `--record ${given}: ${problem}`,
+      fix: "pass a new file path (e.g. --record run.jsonl) or an earlier recording to replace",
+      cause,
+    });
+  };
+  if (given.trim() === "") fail("the path is empty");
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile) fail("not a regular file");
+    if (info.size > 0 && !await isRecording(path)) {
+      fail("the file exists and is not a Reasonix recording, so it is left alone");
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    if (!(error instanceof Deno.errors.NotFound)) fail((error as Error).message, error);
+  }
+  try {
+    return openRecording(path, opts);
+  } catch (error) {
+    return fail((error as Error).message, error);
+  }
+}
+
+/** Whether the file starts with a recording's header line. */
+async function isRecording(path: string): Promise<boolean> {
+  using file = await Deno.open(path, { read: true });
+  const head = new Uint8Array(256);
+  const n = (await file.read(head)) ?? 0;
+  return new TextDecoder().decode(head.subarray(0, n)).includes(`"${RECORDING_FORMAT}"`);
+}
+
 /** Earlier sessions of this workspace, for the `history` tool. */
 async function loadArchives(dir: string, currentId: string | undefined): Promise<Archive[]> {
   const out: Archive[] = [];
@@ -181,6 +264,15 @@ export async function buildRuntime(opts: {
   const warnings = [...loaded.warnings, ...await scrubLegacyKeys(loaded.sources)];
   if (project.warning) warnings.push(project.warning);
   const resolved = resolveModel(config, opts.flags.model);
+  if (opts.flags.budget?.maxCost !== undefined && !resolved.price) {
+    // Without a price nothing has a cost, and the cap would silently never trigger.
+    throw new ConfigError({
+      problem: `--max-cost needs prices for ${resolved.provider.name}/${resolved.model}, ` +
+        "and none are configured",
+      fix: `add price = { cache_hit = …, input = …, output = …, currency = "USD" } (per million ` +
+        `tokens) to [[providers]] "${resolved.provider.name}", or cap tokens with --max-tokens`,
+    });
+  }
   const apiKey = await resolveApiKey(resolved.provider, { env: opts.env, home });
   const visionPlan = planVision(config, resolved);
   if (opts.flags.images && visionPlan.mode === "none") throw visionPlan.error;
@@ -206,8 +298,9 @@ export async function buildRuntime(opts: {
   });
   const noticeListeners = new Set<(notice: Extract<AgentEvent, { type: "notice" }>) => void>();
   const p = resolved.provider;
-  const recording = opts.flags.record === undefined ? undefined : openRecording(
-    resolvePath(opts.cwd, opts.flags.record),
+  const recording = opts.flags.record === undefined ? undefined : await startRecording(
+    opts.flags.record,
+    opts.cwd,
     {
       provider: { name: p.name, kind: p.kind, model: resolved.model, options: p.options },
       secrets: [apiKey ?? "", ...Object.values(p.headers)],
@@ -230,7 +323,7 @@ export async function buildRuntime(opts: {
     },
   });
 
-  const workspaceRoot = await Deno.realPath(config.sandbox.workspace_root || opts.cwd);
+  const workspaceRoot = await workspaceRootFor(config, opts.cwd, opts.env);
   const capabilities = new CapabilityHub();
   const mcp = await startMcp({
     cwd: opts.cwd,

@@ -36,9 +36,9 @@ export async function resolveApiKey(
   checkKeyRelease(provider, name, opts.home);
 
   const fromEnv = opts.env[name];
-  if (fromEnv) return fromEnv;
+  if (fromEnv) return usableKey(fromEnv, name, "the environment");
   const fromFile = (await loadHomeDotenv(opts.home))[name];
-  if (fromFile) return fromFile;
+  if (fromFile) return usableKey(fromFile, name, join(opts.home, ".env"));
 
   const declared = provider.source?.api_key_env_from?.file ??
     provider.source?.declared_in.file ?? BUILTIN_SOURCE;
@@ -77,4 +77,24 @@ function blameFor(provider: ProviderConfig, field: string): SourceLocation | und
   if (endpoint && !endpoint.trusted) return endpoint;
   if (src.api_key_env_from && !src.api_key_env_from.trusted) return src.api_key_env_from;
   return endpoint ?? src.api_key_env_from ?? src.declared_in;
+}
+
+/**
+ * The key, if it can go into an HTTP header. The value itself never appears in the message:
+ * a pasted key with a stray line break or space is still a secret.
+ */
+function usableKey(key: string, name: string, where: string): string {
+  const bad = /[^\x21-\x7e]/.exec(key)?.[0];
+  if (bad === undefined) return key;
+  const what = bad === "\n" || bad === "\r"
+    ? "a line break"
+    : bad === " " || bad === "\t"
+    ? "a space"
+    : bad.charCodeAt(0) < 0x20 || bad.charCodeAt(0) === 0x7f
+    ? "a control character"
+    : "a non-ASCII character";
+  throw new ConfigError({
+    problem: `${name} (from ${where}) contains ${what}, so it cannot be an API key`,
+    fix: `set ${name} to the key alone, with no spaces, quotes or line breaks`,
+  });
 }

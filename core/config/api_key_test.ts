@@ -255,3 +255,26 @@ Deno.test("a provider built in code without provenance gets its key", async () =
     assert.equal(await resolveApiKey(built, { env: { TEST_KEY: "k" }, home: dirs.home }), "k");
   });
 });
+
+Deno.test("a key that cannot go into a header is refused without being shown", async () => {
+  await withDirs(async (dirs) => {
+    const cases: [string, RegExp][] = [
+      ["sk-first-part\nInjected: 1", /contains a line break/],
+      ["sk-with a-space-inside", /contains a space/],
+      ["sk-caf\u00e9-unicode-key", /contains a non-ASCII character/],
+      ["sk-bell\u0007-control-key", /contains a control character/],
+    ];
+    for (const [key, why] of cases) {
+      const env = { DEEPSEEK_API_KEY: key };
+      const config = await load(dirs, env);
+      const err = await resolveApiKey(config.providers[0], { env, home: dirs.home }).then(
+        () => assert.fail("expected a refusal"),
+        (e: unknown) => e,
+      );
+      assert.ok(err instanceof ConfigError, String(err));
+      assert.match(err.message, why);
+      assert.match(err.message, /DEEPSEEK_API_KEY \(from the environment\)/);
+      assert.ok(!err.message.includes(key.slice(0, 8)), "the key is not in the message");
+    }
+  });
+});

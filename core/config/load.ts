@@ -5,14 +5,13 @@
  * @module
  */
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
 import { providerKinds } from "../../providers/registry.ts";
 import { BUILTIN_SOURCE, builtinDefaults } from "./defaults.ts";
 import { loadHomeDotenv } from "./dotenv.ts";
 import { endpointOrigins } from "./endpoint.ts";
 import { ConfigError } from "./errors.ts";
-import { readTextIfExists } from "./files.ts";
+import { parseConfigToml, readConfigText } from "./files.ts";
 import { expandVars, referencedVars, VarExpansionError, type VarLookup } from "./expand.ts";
 import { reasonixHome } from "./home.ts";
 import { mergeLayers } from "./merge.ts";
@@ -98,14 +97,14 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   const layers: Layer[] = [
     prepareLayer({ source: BUILTIN_SOURCE, trusted: true, raw: builtinDefaults() }, ctx),
   ];
-  const userText = await readTextIfExists(ctx.userConfigPath);
+  const userText = await readConfigText(ctx.userConfigPath);
   if (userText !== undefined) {
     layers.push(prepareLayer({ source: ctx.userConfigPath, trusted: true, text: userText }, ctx));
   }
   ctx.keyVars = keyBindings(layers);
 
   const projectPath = join(opts.cwd, "reasonix.toml");
-  const projectText = await readTextIfExists(projectPath);
+  const projectText = await readConfigText(projectPath);
   if (projectText !== undefined) {
     layers.push(prepareLayer({ source: projectPath, trusted: false, text: projectText }, ctx));
   }
@@ -129,7 +128,7 @@ interface LayerInput {
 }
 
 function prepareLayer(input: LayerInput, ctx: Context): Layer {
-  const raw = input.raw ?? parseToml(input.text ?? "", input.source);
+  const raw = input.raw ?? parseConfigToml(input.text ?? "", input.source);
   const layer: Layer = {
     source: input.source,
     text: input.text,
@@ -201,25 +200,6 @@ function confineUntrusted(layer: Layer, ctx: Context): void {
       );
       return false;
     });
-  }
-}
-
-function parseToml(text: string, file: string): Table {
-  try {
-    return parse(text) as Table;
-  } catch (err) {
-    if (err instanceof TomlError) {
-      const problem = err.message.split("\n")[0].replace(/^Invalid TOML document:\s*/, "");
-      throw new ConfigError({
-        file,
-        line: err.line,
-        column: err.column,
-        problem: `invalid TOML: ${problem}`,
-        fix: `correct the TOML syntax on line ${err.line} (see https://toml.io)`,
-        cause: err,
-      });
-    }
-    throw err;
   }
 }
 
@@ -319,8 +299,50 @@ function checkProviders(layer: Layer, ctx: Context): void {
           : "register the built-in provider kinds before loading the configuration",
       });
     }
+    checkCapabilityOptions(p, layer, i);
     moveExtrasToOptions(p, layer, i, ctx);
   });
+}
+
+/**
+ * Provider options that `providers/capabilities.ts` reads. It skips a value of the wrong type,
+ * so without this check `images = "yes"` would be ignored without a word.
+ */
+const CAPABILITY_OPTIONS: Record<string, { requirement: string; valid(v: unknown): boolean }> = {
+  images: { requirement: "true or false", valid: (v) => typeof v === "boolean" },
+  vision_models: { requirement: "a list of model names", valid: Array.isArray },
+  ignores_thinking_budget: { requirement: "true or false", valid: (v) => typeof v === "boolean" },
+  automatic_output_tokens: {
+    requirement: "a whole number greater than 0",
+    valid: (v) => typeof v === "number" && Number.isInteger(v) && v > 0,
+  },
+};
+
+/** Checks the capability options, written flat in the table or inside its `options`. */
+function checkCapabilityOptions(p: LayerProvider, layer: Layer, index: number): void {
+  const fail = (path: KeyPath, requirement: string, value: unknown): never => {
+    throw new ConfigError({
+      ...locate(layer, path),
+      problem: `${describeKey(path, { providers: layer.data.providers })} must be ` +
+        `${requirement}, got ${show(value)}`,
+      fix: `set ${dotted(path.slice(2))} to ${requirement}`,
+    });
+  };
+  for (const [key, { requirement, valid }] of Object.entries(CAPABILITY_OPTIONS)) {
+    const places: [unknown, KeyPath][] = [
+      [p[key], ["providers", index, key]],
+      [isTable(p.options) ? p.options[key] : undefined, ["providers", index, "options", key]],
+    ];
+    for (const [value, path] of places) {
+      if (value === undefined) continue;
+      if (!valid(value)) fail(path, requirement, value);
+      // A list is reported by its first bad element, which the path names (`vision_models[1]`).
+      if (Array.isArray(value)) {
+        const bad = value.findIndex((m) => typeof m !== "string" || m === "");
+        if (bad >= 0) fail([...path, bad], "a model name", value[bad]);
+      }
+    }
+  }
 }
 
 /** Keys the config layer does not interpret are kind-specific options (`web_search`, ...). */
@@ -413,6 +435,11 @@ function dotted(path: KeyPath): string {
 }
 
 function show(value: unknown): string {
+  // JSON has no spelling for these and would print "null".
+  if (typeof value === "number" && Number.isNaN(value)) return "nan (not a number)";
+  if (value === Infinity || value === -Infinity) {
+    return `${value < 0 ? "-" : ""}inf (an infinite number, or one too large to store)`;
+  }
   if (Array.isArray(value)) return "a list";
   if (isTable(value)) return "a table";
   return JSON.stringify(value) ?? String(value);

@@ -654,3 +654,112 @@ Deno.test("the line that set default_model is kept for errors about it", async (
     assert.equal(config.default_model_line, 3);
   });
 });
+
+Deno.test("a config file that is not UTF-8 is rejected at the line of its first bad byte", async () => {
+  await withDirs(async (dirs) => {
+    const encode = (s: string) => new TextEncoder().encode(s);
+    const bytes = new Uint8Array([
+      ...encode("[agent]\n# caf"),
+      0xe9,
+      ...encode("\nsoft_compact_ratio = 0.5\n"),
+    ]);
+    await Deno.writeFile(dirs.userConfig, bytes);
+    const err = await assertConfigError(load(dirs), {
+      file: dirs.userConfig,
+      line: 2,
+      includes: "not valid UTF-8 (byte 0xE9)",
+    });
+    assert.equal(err.column, 6);
+    assert.deepEqual(await Deno.readFile(dirs.userConfig), bytes);
+  });
+});
+
+Deno.test("a UTF-8 config with a byte-order mark and non-ASCII text still loads", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(dirs.userConfig, '\uFEFF# café\n[agent]\nreasoning_language = "français"\n');
+    assert.equal((await load(dirs)).agent.reasoning_language, "français");
+  });
+});
+
+Deno.test("a home that is a regular file is a ConfigError naming that file", async () => {
+  await withDirs(async (dirs) => {
+    const home = join(dirs.cwd, "home-file");
+    await Deno.writeTextFile(home, "");
+    await assert.rejects(
+      loadConfig({ cwd: dirs.cwd, home, env: {}, knownKinds: KINDS }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.ok(err.message.includes(`${home} is a file, not a directory`), err.message);
+        assert.match(err.message, /\nfix: .*REASONIX_HOME/);
+        return true;
+      },
+    );
+  });
+});
+
+Deno.test("provider capability options of the wrong type are errors at their line", async () => {
+  const provider = '[[providers]]\nname = "gw"\nkind = "openai"\ncontext_window = 1000\n';
+  const cases: [string, number, string][] = [
+    ['images = "yes"\n', 5, 'images in [[providers]] "gw" must be true or false, got "yes"'],
+    [
+      'vision_models = "fake-model"\n',
+      5,
+      'vision_models in [[providers]] "gw" must be a list of model names, got "fake-model"',
+    ],
+    [
+      'options = { vision_models = ["a", 1] }\n',
+      5,
+      'options.vision_models[1] in [[providers]] "gw" must be a model name, got 1',
+    ],
+    [
+      "automatic_output_tokens = 0\n",
+      5,
+      'automatic_output_tokens in [[providers]] "gw" must be a whole number greater than 0',
+    ],
+    [
+      'ignores_thinking_budget = "no"\n',
+      5,
+      'ignores_thinking_budget in [[providers]] "gw" must be true or false',
+    ],
+  ];
+  for (const [extra, line, includes] of cases) {
+    await withDirs(async (dirs) => {
+      await dirs.write(dirs.userConfig, provider + extra);
+      await assertConfigError(load(dirs), { file: dirs.userConfig, line, includes });
+    });
+  }
+  await withDirs(async (dirs) => {
+    await dirs.write(dirs.userConfig, `${provider}images = true\nvision_models = ["m"]\n`);
+    const gw = (await load(dirs)).providers.find((p) => p.name === "gw")!;
+    assert.deepEqual(gw.options, { images: true, vision_models: ["m"] });
+  });
+});
+
+Deno.test("nan, inf and numbers too large to store are named, not shown as null", async () => {
+  const cases: [string, string][] = [
+    ["[agent]\ntemperature = nan\n", "agent.temperature must be a number between 0 and 2, got nan"],
+    ["[agent]\ntemperature = -inf\n", "got -inf (an infinite number"],
+    [
+      "[tools]\nmcp_call_timeout_seconds = 1e400\n",
+      "greater than 0, got inf (an infinite number, or one too large to store)",
+    ],
+  ];
+  for (const [text, includes] of cases) {
+    await withDirs(async (dirs) => {
+      await dirs.write(dirs.userConfig, text);
+      const err = await assertConfigError(load(dirs), { file: dirs.userConfig, line: 2, includes });
+      assert.ok(!err.message.includes("null"), err.message);
+    });
+  }
+});
+
+Deno.test("a wrong element of a string list is reported as one string", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(dirs.userConfig, '[tools]\nenabled = ["bash", 1]\n');
+    await assertConfigError(load(dirs), {
+      file: dirs.userConfig,
+      line: 2,
+      includes: "tools.enabled[1] must be a string, got 1",
+    });
+  });
+});

@@ -8,6 +8,7 @@
  */
 import { createProvider, type ProviderSettings } from "../../providers/registry.ts";
 import { ProviderOptionError } from "../../providers/errors.ts";
+import { redactSecrets } from "../../providers/http.ts";
 import type { Provider } from "../../providers/types.ts";
 import { BUILTIN_SOURCE } from "./defaults.ts";
 import { ConfigError } from "./errors.ts";
@@ -34,9 +35,11 @@ export function providerFromConfig(config: ProviderConfig, settings: ProviderSet
         cause: error,
       });
     }
+    // Such a message may quote a header value: keep the key and header values out of it.
+    const secrets = [settings.apiKey ?? "", ...Object.values(settings.headers ?? {})];
     throw new ConfigError({
       ...location(config.source?.declared_in),
-      problem: `${table}: ${error.message}`,
+      problem: `${table}: ${redactSecrets(error.message, secrets)}`,
       fix: `correct ${table}`,
       cause: error,
     });

@@ -11,7 +11,8 @@ import { findPreset, PRESETS } from "../permission/presets.ts";
 
 const str = (what = "a string") => z.string({ error: what }).min(1, `${what}, not empty`);
 const strList = () =>
-  z.array(z.string({ error: "a list of strings" }), { error: "a list of strings" });
+  // The element's own message: the error path already names the element (`enabled[0]`).
+  z.array(z.string({ error: "a string" }), { error: "a list of strings" });
 const table = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape, { error: "a table" });
 const positive = (what = "a number greater than 0") => z.number({ error: what }).gt(0, what);
 const positiveInt = (what = "a whole number greater than 0") =>
@@ -70,6 +71,10 @@ export const PROVIDER_KEYS = [
 /** The endpoint keys of a provider; together they decide where requests (and keys) go. */
 export const ENDPOINT_KEYS = ["request_url", "chat_url", "base_url"] as const;
 
+/** The three meanings of `max_output_tokens`, as docs/PROVIDERS.md states them. */
+const OUTPUT_CAP =
+  "a whole number (0 = provider automatic, positive = a cap, negative = omit the field)";
+
 /** One `[[providers]]` table. Loose: unknown keys are kind-specific options. */
 export const providerSchema = z.looseObject({
   name: str("a provider name without spaces or '/'").regex(
@@ -87,8 +92,8 @@ export const providerSchema = z.looseObject({
     "the name of an environment variable (letters, digits, _), not the key itself",
   ).optional(),
   context_window: positiveInt("a token count greater than 0").optional(),
-  max_output_tokens: z.number({ error: "a whole number (0 = provider automatic)" })
-    .int("a whole number (0 = provider automatic)").optional(),
+  max_output_tokens: z.number({ error: OUTPUT_CAP })
+    .int(OUTPUT_CAP).optional(),
   model_overrides: z.record(z.string(), modelOverrideSchema, { error: "a table of models" })
     .optional(),
   price: priceSchema.optional(),

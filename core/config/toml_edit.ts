@@ -5,8 +5,10 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parse } from "smol-toml";
+import { ConfigError } from "./errors.ts";
+import { parseConfigToml, readConfigText } from "./files.ts";
 
 /** Keys of the old multi-threshold context design, removed on startup (spec §3.6). */
 export const LEGACY_CONTEXT_KEYS: readonly string[] = [
@@ -17,78 +19,178 @@ export const LEGACY_CONTEXT_KEYS: readonly string[] = [
   "context_editing",
 ];
 
-const HEADER = /^\s*\[([^\[\]]+)\]\s*(?:#.*)?$/;
-const ARRAY_HEADER = /^\s*\[\[/;
+/**
+ * Returns `text` with `key = literal` set in `[table]`: the existing value is replaced, or the
+ * key is added where the table is written (after the last key of its `[table]` section, or as
+ * another `table.key` dotted line), or an `[table]` section is appended. Keys may be quoted
+ * or dotted. `literal` is TOML source. Throws {@link ConfigError} (naming `file` and the line)
+ * when the text is not TOML or the table cannot be extended in place.
+ */
+export function setTomlValue(
+  text: string,
+  table: string,
+  key: string,
+  literal: string,
+  file?: string,
+): string {
+  const doc = parseConfigToml(text, file);
+  const out = editValue(text, doc, table, key, literal, file);
+  // The edit must change exactly that one value: anything else would be a scanner mistake
+  // written over the user's file.
+  const expected = {
+    ...doc,
+    [table]: { ...(doc[table] as object), [key]: parse(`v = ${literal}`).v },
+  };
+  if (canonical(parse(out)) !== canonical(expected)) {
+    throw new Error(`editing ${file ?? "the TOML text"} to set ${table}.${key} went wrong`);
+  }
+  return out;
+}
 
-function keyLine(key: string): RegExp {
-  return new RegExp(`^\\s*${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\s*=`);
+function editValue(
+  text: string,
+  doc: Record<string, unknown>,
+  table: string,
+  key: string,
+  literal: string,
+  file: string | undefined,
+): string {
+  const statements = scanToml(text);
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const current = doc[table];
+  const definedAt = statements.find((s) => samePath(s.path, [table]) || s.path[0] === table);
+  if (current !== undefined && !isTable(current)) {
+    const at = definedAt ? lineOf(text, definedAt.start) : undefined;
+    throw new ConfigError({
+      file,
+      line: at,
+      problem: `${tomlKey(table)} is ${
+        Array.isArray(current) ? "a list" : "a value"
+      }, not a table, so ${key} cannot be set in it`,
+      fix: `replace it with an [${tomlKey(table)}] section`,
+    });
+  }
+
+  const existing = statements.find((s) => s.kind === "keyval" && samePath(s.path, [table, key]));
+  if (existing) return splice(text, existing.valueStart, existing.valueEnd, literal);
+
+  const inline = statements.find((s) => s.kind === "keyval" && samePath(s.path, [table]));
+  if (inline) {
+    const line = lineOf(text, inline.start);
+    throw new ConfigError({
+      file,
+      line,
+      problem: `the ${tomlKey(table)} table is written inline (line ${line}: ` +
+        `${lineText(text, inline.start).trim()}), and an inline table cannot be extended ` +
+        "without rewriting it",
+      fix: `add ${tomlKey(key)} = ${literal} inside its braces by hand, or turn it into an ` +
+        `[${tomlKey(table)}] section`,
+    });
+  }
+
+  const assignment = (indent: string, prefix: string): string =>
+    `${indent}${prefix}${tomlKey(key)} = ${literal}`;
+  const header = statements.findIndex((s) => s.kind === "table" && samePath(s.path, [table]));
+  if (header >= 0) {
+    let last = statements[header];
+    for (const s of statements.slice(header + 1)) {
+      if (s.kind !== "keyval") break;
+      last = s;
+    }
+    const indent = last.kind === "keyval" ? indentOf(text, last.start) : "";
+    return insertAfterLine(text, last.end, assignment(indent, ""), eol);
+  }
+  // A table made of dotted keys (`agent.temperature = 0`) cannot be reopened by a header.
+  const dotted = statements.filter((s) =>
+    s.kind === "keyval" && s.section.length === 0 && s.path.length > 1 && s.path[0] === table
+  );
+  if (dotted.length) {
+    const last = dotted[dotted.length - 1];
+    return insertAfterLine(
+      text,
+      last.end,
+      assignment(indentOf(text, last.start), `${tomlKey(table)}.`),
+      eol,
+    );
+  }
+  const base = text === "" || text.endsWith("\n") ? text : `${text}${eol}`;
+  return `${base}${base.trim() ? eol : ""}[${tomlKey(table)}]${eol}${assignment("", "")}${eol}`;
 }
 
 /**
- * Returns `text` with `key = literal` set in `[table]`: the existing line is replaced, or the
- * key is added at the end of the table, or the table is appended. `literal` is TOML source.
+ * Removes assignments of the legacy keys where the loader ignores them (top level, `[agent]`,
+ * `[[providers]]`); returns the new text and what went, in file order. Text that is not TOML
+ * is returned unchanged.
  */
-export function setTomlValue(text: string, table: string, key: string, literal: string): string {
-  const lines = text.split("\n");
-  let inTable = false;
-  let tableEnd = -1;
-  for (let i = 0; i < lines.length; i++) {
-    const header = HEADER.exec(lines[i]);
-    if (header || ARRAY_HEADER.test(lines[i])) {
-      if (inTable) break;
-      inTable = header?.[1].trim() === table;
-      if (inTable) tableEnd = i + 1;
-      continue;
-    }
-    if (!inTable) continue;
-    if (keyLine(key).test(lines[i])) {
-      const comment = /\s+#.*$/.exec(lines[i].split("=").slice(1).join("="))?.[0] ?? "";
-      lines[i] = `${key} = ${literal}${comment}`;
-      return lines.join("\n");
-    }
-    if (lines[i].trim() !== "") tableEnd = i + 1;
-  }
-  if (tableEnd >= 0) {
-    lines.splice(tableEnd, 0, `${key} = ${literal}`);
-    return lines.join("\n");
-  }
-  const base = text === "" || text.endsWith("\n") ? text : `${text}\n`;
-  return `${base}${base.trim() ? "\n" : ""}[${table}]\n${key} = ${literal}\n`;
-}
-
-/** Removes single-line assignments of the legacy keys; returns the new text and what went. */
 export function removeLegacyKeys(text: string): { text: string; removed: string[] } {
+  try {
+    parse(text);
+  } catch {
+    return { text, removed: [] };
+  }
   const removed: string[] = [];
-  const kept = text.split("\n").filter((line) => {
-    const key = LEGACY_CONTEXT_KEYS.find((k) => keyLine(k).test(line));
-    // Only one-line values: a multi-line value would leave broken TOML behind.
-    if (key && !/[\[{]\s*(?:#.*)?$/.test(line) && !/"""|'''/.test(line)) {
-      removed.push(key);
-      return false;
-    }
-    return true;
-  });
-  return { text: kept.join("\n"), removed };
+  let out = text;
+  // From the end, so earlier offsets stay valid.
+  for (const s of scanToml(text).reverse()) {
+    if (s.kind !== "keyval") continue;
+    const key = s.path[s.path.length - 1];
+    if (typeof key !== "string" || !LEGACY_CONTEXT_KEYS.includes(key)) continue;
+    const parent = s.path.slice(0, -1);
+    const ignored = parent.length === 0 || samePath(parent, ["agent"]) ||
+      (parent.length === 2 && parent[0] === "providers" && typeof parent[1] === "number");
+    if (!ignored) continue;
+    const lineStart = text.lastIndexOf("\n", s.start - 1) + 1;
+    // TOML gives every statement lines of its own, so whole lines go, comment included.
+    out = out.slice(0, lineStart) + out.slice(s.end);
+    removed.unshift(key);
+  }
+  return { text: out, removed };
 }
 
-/** Writes `text` to `path` atomically after checking it parses as TOML. */
+/**
+ * Writes `text` to `path` atomically after checking it parses as TOML. A symbolic link is
+ * followed: the file it points to is replaced (keeping its mode) and the link stays a link,
+ * so a config kept in a dotfiles repository is updated there.
+ */
 export async function writeTomlFile(path: string, text: string): Promise<void> {
   parse(text);
+  const target = await resolveLinks(path);
   let mode: number | undefined;
   try {
-    mode = (await Deno.stat(path)).mode ?? undefined;
+    const info = await Deno.stat(target);
+    mode = info.mode === null ? undefined : info.mode & 0o7777;
   } catch {
     mode = undefined;
   }
-  await Deno.mkdir(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${crypto.randomUUID()}.tmp`);
+  await Deno.mkdir(dirname(target), { recursive: true });
+  // Beside the real file: a rename only replaces atomically within one file system.
+  const temp = join(dirname(target), `.${crypto.randomUUID()}.tmp`);
   try {
     await Deno.writeTextFile(temp, text, { mode: mode ?? 0o644 });
-    await Deno.rename(temp, path);
+    // The umask narrows the mode given at creation; the user's mode is restored exactly.
+    if (mode !== undefined) await Deno.chmod(temp, mode);
+    await Deno.rename(temp, target);
   } catch (error) {
     await Deno.remove(temp).catch(() => {});
     throw error;
   }
+}
+
+/** The path a chain of symbolic links ends at; it need not exist yet (a dangling link). */
+async function resolveLinks(path: string): Promise<string> {
+  let current = path;
+  for (let hops = 0; hops < 40; hops++) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(current);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return current;
+      throw error;
+    }
+    if (!info.isSymlink) return current;
+    current = resolve(dirname(current), await Deno.readLink(current));
+  }
+  throw new Error(`${path}: too many levels of symbolic links`);
 }
 
 /**
@@ -98,12 +200,14 @@ export async function writeTomlFile(path: string, text: string): Promise<void> {
 export async function scrubLegacyKeys(paths: readonly string[]): Promise<string[]> {
   const notices: string[] = [];
   for (const path of paths) {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await Deno.readTextFile(path);
+      // Strict UTF-8: a lenient read would write U+FFFD over bytes it could not decode.
+      text = await readConfigText(path);
     } catch {
       continue;
     }
+    if (text === undefined) continue;
     const { text: cleaned, removed } = removeLegacyKeys(text);
     if (removed.length === 0) continue;
     try {
@@ -117,4 +221,243 @@ export async function scrubLegacyKeys(paths: readonly string[]): Promise<string[
     }
   }
   return notices;
+}
+
+// ---------------------------------------------------------------------------------------
+// A statement-level scanner for documents that already parsed
+
+/** One top-level statement: a table header or a key/value pair, with its source span. */
+interface Statement {
+  kind: "table" | "array" | "keyval";
+  /** The section it sits in; `[[array]]` elements are numbered. */
+  section: (string | number)[];
+  /** A header's table, or the section plus the (dotted) key of a key/value pair. */
+  path: (string | number)[];
+  /** Offset of the first character of the key or header. */
+  start: number;
+  /** The value's span, trailing spaces excluded (headers: the end of the header). */
+  valueStart: number;
+  valueEnd: number;
+  /** Offset just past the statement's last line, newline included. */
+  end: number;
+}
+
+function scanToml(text: string): Statement[] {
+  const out: Statement[] = [];
+  const arrays = new Map<string, number>();
+  let section: (string | number)[] = [];
+  let pos = 0;
+
+  const skipSpaces = () => {
+    while (text[pos] === " " || text[pos] === "\t") pos++;
+  };
+  const skipBlank = () => {
+    while (pos < text.length) {
+      const c = text[pos];
+      if (c === " " || c === "\t" || c === "\r" || c === "\n") pos++;
+      else if (c === "#") { while (pos < text.length && text[pos] !== "\n") pos++; }
+      else break;
+    }
+  };
+  const basicString = (): string => {
+    let value = "";
+    pos++;
+    while (pos < text.length && text[pos] !== '"') {
+      if (text[pos] === "\\") {
+        const raw = text.slice(pos, pos + 10);
+        const unicode = /^\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8}))/.exec(raw);
+        const simple: Record<string, string> = {
+          b: "\b",
+          t: "\t",
+          n: "\n",
+          f: "\f",
+          r: "\r",
+          e: "\x1b",
+          '"': '"',
+          "\\": "\\",
+        };
+        if (unicode) {
+          value += String.fromCodePoint(parseInt(unicode[1] ?? unicode[2], 16));
+          pos += unicode[0].length;
+        } else {
+          value += simple[text[pos + 1]] ?? text[pos + 1];
+          pos += 2;
+        }
+      } else value += text[pos++];
+    }
+    pos++;
+    return value;
+  };
+  const literalString = (): string => {
+    const end = text.indexOf("'", pos + 1);
+    const value = text.slice(pos + 1, end);
+    pos = end + 1;
+    return value;
+  };
+  const key = (): string[] => {
+    const keys: string[] = [];
+    while (pos < text.length) {
+      skipSpaces();
+      if (text[pos] === '"') keys.push(basicString());
+      else if (text[pos] === "'") keys.push(literalString());
+      else {
+        const m = /^[A-Za-z0-9_-]+/.exec(text.slice(pos, pos + 256));
+        if (!m) break;
+        keys.push(m[0]);
+        pos += m[0].length;
+      }
+      skipSpaces();
+      if (text[pos] !== ".") break;
+      pos++;
+    }
+    return keys;
+  };
+  const value = (): void => {
+    if (text.startsWith('"""', pos) || text.startsWith("'''", pos)) {
+      const quote = text.slice(pos, pos + 3);
+      pos += 3;
+      while (pos < text.length && !text.startsWith(quote, pos)) {
+        pos += quote === '"""' && text[pos] === "\\" ? 2 : 1;
+      }
+      pos += 3;
+      // Up to two quotes may end the content right before the closing delimiter.
+      for (let k = 0; k < 2 && text[pos] === quote[0]; k++) pos++;
+    } else if (text[pos] === '"') basicString();
+    else if (text[pos] === "'") literalString();
+    else if (text[pos] === "[" || text[pos] === "{") {
+      const close = text[pos] === "[" ? "]" : "}";
+      pos++;
+      while (true) {
+        skipBlank();
+        if (pos >= text.length) return;
+        if (text[pos] === close) {
+          pos++;
+          return;
+        }
+        if (close === "}") {
+          key();
+          skipSpaces();
+          pos++; // "="
+          skipSpaces();
+        }
+        value();
+        skipBlank();
+        if (text[pos] === ",") pos++;
+      }
+    } else {
+      // Scalars; a date-time may contain a space, so trailing spaces are trimmed instead.
+      while (pos < text.length && !",]}#\r\n".includes(text[pos])) pos++;
+      while (text[pos - 1] === " " || text[pos - 1] === "\t") pos--;
+    }
+  };
+  const lineEnd = (): number => {
+    const nl = text.indexOf("\n", pos);
+    return nl < 0 ? text.length : nl + 1;
+  };
+
+  while (true) {
+    skipBlank();
+    if (pos >= text.length) break;
+    const start = pos;
+    if (text[pos] === "[") {
+      const isArray = text[pos + 1] === "[";
+      pos += isArray ? 2 : 1;
+      const keys = key();
+      const path: (string | number)[] = [];
+      keys.forEach((k, i) => {
+        path.push(k);
+        const id = JSON.stringify(path);
+        if (isArray && i === keys.length - 1) {
+          const n = (arrays.get(id) ?? -1) + 1;
+          arrays.set(id, n);
+          section = [...path, n];
+        } else if (arrays.has(id)) path.push(arrays.get(id)!);
+      });
+      if (!isArray) section = path;
+      pos += isArray ? 2 : 1;
+      out.push({
+        kind: isArray ? "array" : "table",
+        section,
+        path: isArray ? section.slice(0, -1) : section,
+        start,
+        valueStart: pos,
+        valueEnd: pos,
+        end: lineEnd(),
+      });
+      pos = out[out.length - 1].end;
+    } else {
+      const keys = key();
+      skipSpaces();
+      pos++; // "="
+      skipSpaces();
+      const valueStart = pos;
+      value();
+      const valueEnd = pos;
+      out.push({
+        kind: "keyval",
+        section,
+        path: [...section, ...keys],
+        start,
+        valueStart,
+        valueEnd,
+        end: lineEnd(),
+      });
+      pos = out[out.length - 1].end;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+/** JSON with sorted keys, so two documents compare regardless of key order. */
+function canonical(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_, v) =>
+      isTable(v)
+        ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+        : v,
+  );
+}
+
+function samePath(a: readonly (string | number)[], b: readonly (string | number)[]): boolean {
+  return a.length === b.length && a.every((seg, i) => seg === b[i]);
+}
+
+function isTable(v: unknown): boolean {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** A key as TOML source: bare when it can be, else a quoted string. */
+function tomlKey(key: string): string {
+  return /^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key);
+}
+
+function splice(text: string, from: number, to: number, insert: string): string {
+  return text.slice(0, from) + insert + text.slice(to);
+}
+
+/** Inserts `line` at `offset`, the start of a line (or the end of a text without a final newline). */
+function insertAfterLine(text: string, offset: number, line: string, eol: string): string {
+  const needsBreak = offset > 0 && text[offset - 1] !== "\n";
+  return splice(text, offset, offset, `${needsBreak ? eol : ""}${line}${eol}`);
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (text[i] === "\n") line++;
+  return line;
+}
+
+function lineText(text: string, offset: number): string {
+  const start = text.lastIndexOf("\n", offset - 1) + 1;
+  const nl = text.indexOf("\n", offset);
+  return text.slice(start, nl < 0 ? text.length : nl).replace(/\r$/, "");
+}
+
+function indentOf(text: string, offset: number): string {
+  const start = text.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start))![0];
 }

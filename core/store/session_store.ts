@@ -90,6 +90,11 @@ export async function openSession(opts: {
     }
     path = latest.path;
   } else {
+    if (opts.resume.trim() === "") {
+      throw new SessionNotFoundError(
+        "--resume needs a session id or id prefix; see `reasonix sessions list`",
+      );
+    }
     const found = await findSession(opts.dir, opts.resume);
     if (found === "ambiguous") {
       throw new SessionNotFoundError(
@@ -109,6 +114,14 @@ export async function openSession(opts: {
   try {
     const loaded = await readTranscript(path);
     if (!loaded) throw new SessionNotFoundError(`${path} is not a Reasonix session transcript`);
+    if (loaded.version > TRANSCRIPT_VERSION) {
+      // Appending older records to a newer format could make it unreadable to that version.
+      throw new SessionNotFoundError(
+        `session ${loaded.meta.id} was written by a newer Reasonix (transcript format ` +
+          `v${loaded.version}, this one writes v${TRANSCRIPT_VERSION}); update Reasonix to ` +
+          "continue it, or start a new session",
+      );
+    }
     const session = new Session(loaded.meta.id, loaded.messages);
     session.onAppend((m, i) => writer.append({ t: "msg", i, m }));
     const open = unanswered(loaded.messages);

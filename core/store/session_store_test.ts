@@ -74,9 +74,17 @@ Deno.test("--resume finds a session by id prefix and reports unknown or ambiguou
     );
     const b = await openSession({ dir, workspace: "/w", model: "p/m" });
     b.writer.close();
+    // A third session whose id shares a's first characters makes that prefix ambiguous.
+    const twinId = `${a.session.id.slice(0, 4)}ffff-twin`;
+    const twin = (await Deno.readTextFile(b.writer.path)).replaceAll(b.session.id, twinId);
+    await Deno.writeTextFile(`${dir}/${twinId}.jsonl`, twin);
     await assert.rejects(
-      () => openSession({ dir, workspace: "/w", model: "p/m", resume: "" }),
+      () => openSession({ dir, workspace: "/w", model: "p/m", resume: a.session.id.slice(0, 4) }),
       /several sessions/,
+    );
+    await assert.rejects(
+      () => openSession({ dir, workspace: "/w", model: "p/m", resume: " " }),
+      /--resume needs a session id/,
     );
   });
 });
@@ -87,5 +95,24 @@ Deno.test("--continue with no session says so", async () => {
       () => openSession({ dir, workspace: "/w", model: "p/m", resume: "latest" }),
       /no session to continue/,
     );
+  });
+});
+
+Deno.test("a session written by a newer Reasonix is not resumed or appended to", async () => {
+  await withDir(async (dir) => {
+    const opened = await openSession({ dir, workspace: "/w", model: "p/m" });
+    opened.session.append({ role: "user", content: "hi" });
+    opened.writer.close();
+    const path = opened.writer.path;
+    const text = await Deno.readTextFile(path);
+    await Deno.writeTextFile(path, text.replace('"v":1', '"v":99'));
+    const before = await Deno.readTextFile(path);
+    await assert.rejects(
+      () => openSession({ dir, workspace: "/w", model: "p/m", resume: "latest" }),
+      (e: unknown) =>
+        e instanceof SessionNotFoundError && /written by a newer Reasonix \(transcript format v99/
+          .test(e.message),
+    );
+    assert.equal(await Deno.readTextFile(path), before, "the newer transcript is untouched");
   });
 });

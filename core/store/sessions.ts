@@ -5,7 +5,7 @@
  * @module
  */
 import { basename, join } from "node:path";
-import { parseTranscript, type SessionMeta } from "./transcript.ts";
+import { parseTranscript, type SessionMeta, TranscriptError } from "./transcript.ts";
 
 /** A stable, readable directory name for a workspace: `<name>-<hash of the path>`. */
 export async function projectKey(workspace: string): Promise<string> {
@@ -52,7 +52,12 @@ export async function listSessions(dir: string): Promise<SessionSummary[]> {
     entries = await Array.fromAsync(Deno.readDir(dir));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return [];
-    throw error;
+    throw new TranscriptError(
+      "transcript_read",
+      `cannot list the sessions in ${dir}: ${(error as Error).message}. ` +
+        "Something that is not a folder is in the way (see REASONIX_HOME); move it aside",
+      { cause: error },
+    );
   }
   for (const entry of entries) {
     if (!entry.isFile || !entry.name.endsWith(".jsonl")) continue;

@@ -8,6 +8,7 @@
 import { dirname, join } from "node:path";
 import type { Message } from "../../providers/types.ts";
 import { ReasonixError } from "../../errors.ts";
+import { isFailure, isMessage, isMeta, isProjection } from "./record_shape.ts";
 
 /** Record format version. */
 export const TRANSCRIPT_VERSION = 1;
@@ -55,6 +56,8 @@ export type TranscriptRecord =
 /** The state a transcript file restores. */
 export interface LoadedTranscript {
   meta: SessionMeta;
+  /** The record format version the transcript was started with. */
+  version: number;
   messages: Message[];
   projection?: ProjectionRecord;
   failures: MaintenanceFailure[];
@@ -83,6 +86,7 @@ export function parseTranscript(text: string): LoadedTranscript | undefined {
   let projection: ProjectionRecord | undefined;
   const failures: MaintenanceFailure[] = [];
   let skippedLines = 0;
+  let version = TRANSCRIPT_VERSION;
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
     let record: TranscriptRecord;
@@ -94,24 +98,27 @@ export function parseTranscript(text: string): LoadedTranscript | undefined {
     }
     switch (record?.t) {
       case "session":
-        meta ??= record.meta;
+        if (!isMeta(record.meta) || !Number.isInteger(record.v)) skippedLines++;
+        else if (!meta) [meta, version] = [record.meta, record.v];
         break;
       case "msg":
         // Indices make a duplicated or reordered line harmless.
-        if (record.i === messages.length) messages.push(record.m);
+        if (record.i === messages.length && isMessage(record.m)) messages.push(record.m);
         else skippedLines++;
         break;
       case "proj":
-        projection = record.p;
+        if (isProjection(record.p)) projection = record.p;
+        else skippedLines++;
         break;
       case "fail":
-        failures.push(record.f);
+        if (isFailure(record.f)) failures.push(record.f);
+        else skippedLines++;
         break;
       default:
         skippedLines++;
     }
   }
-  return meta ? { meta, messages, projection, failures, skippedLines } : undefined;
+  return meta ? { meta, version, messages, projection, failures, skippedLines } : undefined;
 }
 
 /** An open, locked transcript being appended to. */
@@ -135,7 +142,16 @@ export class TranscriptWriter {
    * `TranscriptError("transcript_locked")` when a live process holds it.
    */
   static async open(path: string): Promise<TranscriptWriter> {
-    await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    try {
+      await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new TranscriptError(
+        "transcript_write",
+        `cannot create the sessions folder ${dirname(path)}: ${(error as Error).message}. ` +
+          "Something that is not a folder is in the way (see REASONIX_HOME); move it aside",
+        { cause: error },
+      );
+    }
     await acquireLock(path);
     let file: Deno.FsFile;
     try {
@@ -276,7 +292,13 @@ async function acquireLock(path: string): Promise<void> {
       await Deno.writeTextFile(lock, String(Deno.pid), { createNew: true, mode: 0o600 });
       return;
     } catch (error) {
-      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      if (!(error instanceof Deno.errors.AlreadyExists)) {
+        throw new TranscriptError(
+          "transcript_write",
+          `cannot lock the session transcript ${path}: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
     }
     const holder = Number((await Deno.readTextFile(lock).catch(() => "")).trim());
     if (Number.isInteger(holder) && holder > 0 && await processAlive(holder)) {

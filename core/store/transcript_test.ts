@@ -69,6 +69,32 @@ Deno.test("out-of-order or duplicated message lines are ignored, not trusted", (
   assert.equal(loaded?.skippedLines, 2);
 });
 
+Deno.test("records that parse but are damaged are skipped and counted, never loaded", () => {
+  const text = [
+    JSON.stringify({ t: "session", v: 1, meta: { id: 5 } }),
+    JSON.stringify({ t: "session", v: 1, meta }),
+    JSON.stringify({ t: "msg", i: 0, m: { role: "user", content: "a" } }),
+    JSON.stringify({ t: "msg", i: 1, m: null }),
+    JSON.stringify({ t: "msg", i: 1, m: "hello" }),
+    JSON.stringify({ t: "msg", i: 1, m: { role: "user", content: 5 } }),
+    JSON.stringify({ t: "msg", i: 1, m: { role: "wizard", content: "x" } }),
+    JSON.stringify({ t: "msg", i: 1, m: { role: "assistant", content: "", toolCalls: [{}] } }),
+    JSON.stringify({ t: "msg", i: 1, m: { role: "assistant", content: "b" } }),
+    JSON.stringify({ t: "proj", p: { generation: "1" } }),
+    JSON.stringify({ t: "fail", f: { generation: 1 } }),
+  ].join("\n");
+  const loaded = parseTranscript(text);
+  assert.equal(loaded?.meta.id, "s1");
+  assert.equal(loaded?.version, 1);
+  assert.deepEqual(loaded?.messages, [
+    { role: "user", content: "a" },
+    { role: "assistant", content: "b" },
+  ]);
+  assert.equal(loaded?.projection, undefined);
+  assert.deepEqual(loaded?.failures, []);
+  assert.equal(loaded?.skippedLines, 8);
+});
+
 Deno.test("a transcript held by a live process is refused with a clear error", async () => {
   const dir = await tempDir();
   try {

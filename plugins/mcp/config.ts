@@ -8,7 +8,8 @@
  * @module
  */
 import { join } from "node:path";
-import { parse } from "smol-toml";
+import { ReasonixError } from "../../errors.ts";
+import { parse, TomlError } from "smol-toml";
 import { z } from "zod";
 import type {
   McpConcurrency,
@@ -43,6 +44,32 @@ export interface McpDeclarationSet {
   warnings: string[];
 }
 
+/**
+ * A declaration file that cannot be read, or (where an edit depends on it) parsed. It carries
+ * what a configuration error shows, so the CLI can report it as one: file, problem, fix.
+ */
+export class McpConfigFileError extends ReasonixError {
+  readonly file: string;
+  readonly problem: string;
+  readonly fix: string;
+  readonly line?: number;
+  readonly column?: number;
+
+  constructor(
+    details: { file: string; problem: string; fix: string; line?: number; column?: number },
+    options?: ErrorOptions,
+  ) {
+    const where = details.line === undefined ? details.file : `${details.file}:${details.line}`;
+    super("config_invalid", `${where}: ${details.problem}\nfix: ${details.fix}`, options);
+    this.name = "McpConfigFileError";
+    this.file = details.file;
+    this.problem = details.problem;
+    this.fix = details.fix;
+    this.line = details.line;
+    this.column = details.column;
+  }
+}
+
 /** Precedence of the sources, highest first. */
 export const SOURCE_ORDER: readonly McpSourceKind[] = ["project", "mcp_json", "user"];
 
@@ -56,6 +83,15 @@ const stringMap = z.record(z.string(), z.string({ error: "a string" }), {
   error: "a table of strings",
 });
 
+/** An HTTP field name (RFC 9110 token): `fetch` refuses anything else at connect time. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const headerMap = z.record(
+  z.string().regex(HEADER_NAME, "an HTTP header name (no spaces, no ':')"),
+  z.string({ error: "a string" }),
+  { error: "a table of strings" },
+);
+
 const declarationSchema = z.strictObject({
   name: z.string({ error: "a string" }).regex(NAME, "a name without spaces, ':', '@' or '/'"),
   type: z.enum(["stdio", "http", "streamable-http", "sse"], {
@@ -66,7 +102,7 @@ const declarationSchema = z.strictObject({
   env: stringMap.optional(),
   cwd: z.string({ error: "a string" }).optional(),
   url: z.string({ error: "a string" }).min(1, "a URL, not empty").optional(),
-  headers: stringMap.optional(),
+  headers: headerMap.optional(),
   concurrency: z.enum(["parallel", "serial"], { error: '"parallel" or "serial"' }).optional(),
   startup_timeout_seconds: z.number({ error: "a number of seconds" }).gt(
     0,
@@ -84,6 +120,12 @@ function describeIssues(error: z.ZodError): string {
   return error.issues.map((issue) => {
     const key = issue.path.join(".") || "(table)";
     if (issue.code === "unrecognized_keys") return `unknown key(s) ${issue.keys.join(", ")}`;
+    if (issue.code === "invalid_key") {
+      // The record's own message would say "a table of strings"; the key's rule is the news.
+      const table = issue.path.slice(0, -1).join(".");
+      const inner = issue.issues[0]?.message ?? issue.message;
+      return `${table} key ${JSON.stringify(String(issue.path.at(-1)))} must be ${inner}`;
+    }
     return `${key} must be ${issue.message}`;
   }).join("; ");
 }
@@ -141,6 +183,20 @@ export function serversFromToml(
   );
 }
 
+/**
+ * Checks one declaration (a table as written, `name` included) with the rules the loader
+ * applies to every file: the declaration, or why the loader would skip it.
+ */
+export function checkDeclaration(
+  entry: unknown,
+  source: McpDeclarationSource,
+): McpServerDeclaration | { problem: string } {
+  const parsed = declarationSchema.safeParse(entry);
+  if (!parsed.success) return { problem: describeIssues(parsed.error) };
+  const decl = toDeclaration(parsed.data, source);
+  return typeof decl === "string" ? { problem: `it ${decl}` } : decl;
+}
+
 function collect(
   items: { entry: unknown; where: string; name?: string }[],
   source: McpDeclarationSource,
@@ -148,17 +204,10 @@ function collect(
 ): McpServerDeclaration[] {
   const out: McpServerDeclaration[] = [];
   for (const { entry, where } of items) {
-    const parsed = declarationSchema.safeParse(entry);
     const name = isTable(entry) && typeof entry.name === "string" ? `"${entry.name}"` : where;
-    if (!parsed.success) {
-      warnings.push(
-        `${label(source)}: MCP server ${name} is skipped: ${describeIssues(parsed.error)}`,
-      );
-      continue;
-    }
-    const decl = toDeclaration(parsed.data, source);
-    if (typeof decl === "string") {
-      warnings.push(`${label(source)}: MCP server ${name} is skipped: it ${decl}`);
+    const decl = checkDeclaration(entry, source);
+    if ("problem" in decl) {
+      warnings.push(`${label(source)}: MCP server ${name} is skipped: ${decl.problem}`);
       continue;
     }
     if (out.some((d) => d.name === decl.name)) {
@@ -200,12 +249,51 @@ export function serversFromMcpJson(
   );
 }
 
-async function readIfExists(path: string): Promise<string | undefined> {
+/**
+ * The text of a declaration file without its byte-order mark; `undefined` when it does not
+ * exist. Anything else that stops the read (a directory, no permission) is the user's to fix.
+ */
+export async function readDeclarationFile(path: string): Promise<string | undefined> {
   try {
     return (await Deno.readTextFile(path)).replace(/^\uFEFF/, "");
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
+    throw new McpConfigFileError({
+      file: path,
+      problem: `cannot read the file: ${(error as Error).message}`,
+      fix: "make it a readable file, or move it away",
+    }, { cause: error });
+  }
+}
+
+/** Parses a TOML declaration file; a syntax error becomes an {@link McpConfigFileError}. */
+export function parseTomlFile(text: string, file: string): unknown {
+  try {
+    return parse(text);
+  } catch (error) {
+    const line = error instanceof TomlError ? error.line : undefined;
+    throw new McpConfigFileError({
+      file,
+      line,
+      column: error instanceof TomlError ? error.column : undefined,
+      problem: `invalid TOML: ${
+        (error as Error).message.split("\n")[0].replace(/^Invalid TOML document:\s*/, "")
+      }`,
+      fix: `correct the TOML syntax${line ? ` on line ${line}` : ""} (see https://toml.io)`,
+    }, { cause: error });
+  }
+}
+
+/** Parses `.mcp.json`; a syntax error becomes an {@link McpConfigFileError}. */
+export function parseJsonFile(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new McpConfigFileError({
+      file,
+      problem: `invalid JSON: ${(error as Error).message}`,
+      fix: "correct the JSON syntax (comments and trailing commas are not allowed)",
+    }, { cause: error });
   }
 }
 
@@ -220,31 +308,33 @@ export function declarationFiles(
   };
 }
 
-/** Reads every declaration source. Missing files are empty; unreadable ones are warnings. */
+/**
+ * Reads every declaration source. Missing files are empty; a file that exists but cannot be
+ * read throws {@link McpConfigFileError}. A file that does not parse is a warning, or with
+ * `strict` (commands that edit: they cannot tell where a server is declared) an error too.
+ */
 export async function loadMcpDeclarations(
-  opts: { home: string; cwd: string },
+  opts: { home: string; cwd: string; strict?: boolean },
 ): Promise<McpDeclarationSet> {
   const files = declarationFiles(opts);
   const warnings: string[] = [];
   const set: McpDeclarationSet = { user: [], mcp_json: [], project: [], files, warnings };
   for (const kind of ["user", "project"] as const) {
-    const text = await readIfExists(files[kind]);
+    const text = await readDeclarationFile(files[kind]);
     if (text === undefined) continue;
     let root: unknown;
     try {
-      root = parse(text);
+      root = parseTomlFile(text, files[kind]);
     } catch (error) {
-      warnings.push(
-        `${files[kind]}: invalid TOML, MCP servers not read (${
-          (error as Error).message.split("\n")[0]
-        })`,
-      );
+      if (opts.strict) throw error;
+      warnings.push(`${(error as Error).message.split("\n")[0]}; MCP servers not read`);
       continue;
     }
     set[kind] = serversFromToml(root, { kind, file: files[kind] }, warnings);
   }
-  const json = await readIfExists(files.mcp_json);
+  const json = await readDeclarationFile(files.mcp_json);
   if (json !== undefined) {
+    if (opts.strict) parseJsonFile(json, files.mcp_json);
     set.mcp_json = serversFromMcpJson(json, { kind: "mcp_json", file: files.mcp_json }, warnings);
   }
   return set;

@@ -1,16 +1,25 @@
 /**
  * Adds, replaces and removes MCP server declarations in their files, touching nothing else:
- * in TOML only the `[[mcp.servers]]` block of that server changes (comments and the rest of
- * the file stay byte for byte), `.mcp.json` is rewritten with two-space indentation. Every
- * edit is verified by parsing the result and comparing it with the intended data before the
- * file is replaced atomically; on any doubt nothing is written.
+ * in TOML only the `[[mcp.servers]]` block of that server changes, in `.mcp.json` only the
+ * text of that server's entry (and the comma beside it); comments, formatting, key order and
+ * values such as numbers beyond double precision stay byte for byte. Every edit is verified
+ * by parsing the result and comparing it with the intended data before the file is replaced
+ * atomically (a symlinked file through its target, so the link stays a link); on any doubt
+ * nothing is written.
  *
  * @module
  */
+import { dirname, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { applyEdits, type Edit, type Node, parseTree } from "jsonc-parser";
 import { parse } from "smol-toml";
 import type { McpServerDeclaration, McpSourceKind } from "./types.ts";
-import { DECLARATION_SETTINGS } from "./config.ts";
+import {
+  DECLARATION_SETTINGS,
+  McpConfigFileError,
+  parseJsonFile,
+  parseTomlFile,
+} from "./config.ts";
 
 /** The fields of a declaration that are written. */
 export type DeclarationFields = Omit<McpServerDeclaration, "source">;
@@ -22,9 +31,9 @@ export interface EditResult {
 }
 
 /** An edit that could not be made safely; nothing was written. */
-export class ConfigEditError extends Error {
-  constructor(message: string) {
-    super(message);
+export class ConfigEditError extends McpConfigFileError {
+  constructor(file: string, problem: string) {
+    super({ file, problem, fix: "edit the file by hand; nothing was written" });
     this.name = "ConfigEditError";
   }
 }
@@ -69,27 +78,60 @@ function tomlBlock(fields: DeclarationFields): string {
   return lines.join("\n") + "\n";
 }
 
-async function readText(file: string): Promise<string | undefined> {
+/** The file's text split from its byte-order mark, which an edit keeps. */
+async function readText(file: string): Promise<{ bom: string; text: string } | undefined> {
   try {
-    return await Deno.readTextFile(file);
+    const raw = await Deno.readTextFile(file);
+    const bom = raw.startsWith("\uFEFF") ? "\uFEFF" : "";
+    return { bom, text: raw.slice(bom.length) };
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
+    throw new McpConfigFileError({
+      file,
+      problem: `cannot read the file: ${(error as Error).message}`,
+      fix: "make it a readable file, or move it away",
+    }, { cause: error });
   }
 }
 
+/**
+ * The path a write replaces: the final target of a symlink (a dangling one included), so a
+ * file kept elsewhere (dotfiles) is updated and the link itself is left alone.
+ */
+async function writeTarget(file: string): Promise<string> {
+  try {
+    return await Deno.realPath(file);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  let path = file;
+  // 40 is the kernel's own bound on links in one lookup (ELOOP).
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      link = await Deno.readLink(path);
+    } catch {
+      return path;
+    }
+    path = resolve(dirname(path), link);
+  }
+  return path;
+}
+
 async function writeAtomic(file: string, text: string): Promise<void> {
+  const target = await writeTarget(file);
   let mode: number | undefined;
   try {
-    mode = (await Deno.stat(file)).mode ?? undefined;
+    mode = (await Deno.stat(target)).mode ?? undefined;
   } catch {
     mode = undefined;
   }
-  const temp = `${file}.${crypto.randomUUID()}.tmp`;
+  // Beside the target, not the link: rename only replaces atomically within one directory.
+  const temp = `${target}.${crypto.randomUUID()}.tmp`;
   try {
     await Deno.writeTextFile(temp, text, { createNew: true, mode: mode ?? 0o644 });
     if (mode !== undefined && Deno.build.os !== "windows") await Deno.chmod(temp, mode & 0o7777);
-    await Deno.rename(temp, file);
+    await Deno.rename(temp, target);
   } catch (error) {
     await Deno.remove(temp).catch(() => {});
     throw error;
@@ -158,16 +200,16 @@ function verify(text: string, expected: Table, file: string): void {
     parsed = parse(text) as Table;
   } catch (error) {
     throw new ConfigEditError(
-      `editing ${file} would make it invalid TOML (${(error as Error).message.split("\n")[0]}); ` +
-        "nothing was written. Edit the file by hand.",
+      file,
+      `editing it would make it invalid TOML (${(error as Error).message.split("\n")[0]})`,
     );
   }
   if (
     !isDeepStrictEqual(JSON.parse(JSON.stringify(parsed)), JSON.parse(JSON.stringify(expected)))
   ) {
     throw new ConfigEditError(
-      `cannot edit the MCP servers of ${file} safely (an unusual layout, e.g. inline tables); ` +
-        "nothing was written. Edit the file by hand.",
+      file,
+      "its MCP servers cannot be edited safely (an unusual layout, e.g. inline tables)",
     );
   }
 }
@@ -177,15 +219,9 @@ async function editToml(
   name: string,
   fields: DeclarationFields | undefined,
 ): Promise<EditResult | undefined> {
-  const original = await readText(file) ?? "";
-  let root: Table;
-  try {
-    root = parse(original) as Table;
-  } catch (error) {
-    throw new ConfigEditError(
-      `${file} is not valid TOML (${(error as Error).message.split("\n")[0]}); fix it first`,
-    );
-  }
+  const read = await readText(file);
+  const original = read?.text ?? "";
+  const root = parseTomlFile(original, file) as Table;
   const servers = serversOf(root);
   const index = servers.findIndex((s) => s.name === name);
   if (index < 0 && !fields) return undefined;
@@ -198,9 +234,7 @@ async function editToml(
   if (index >= 0) {
     const blocks = serverBlocks(lines);
     if (blocks.length !== servers.length) {
-      throw new ConfigEditError(
-        `cannot find the [[mcp.servers]] table of "${name}" in ${file}; edit the file by hand`,
-      );
+      throw new ConfigEditError(file, `the [[mcp.servers]] table of "${name}" cannot be found`);
     }
     const [start, end] = blocks[index];
     const replacement = fields ? block.split(newline).slice(0, -1) : [];
@@ -220,8 +254,120 @@ async function editToml(
     action = "added";
   }
   verify(text, withServers(root, expectedServers), file);
-  await writeAtomic(file, text);
+  await writeAtomic(file, (read?.bom ?? "") + text);
   return { file, action };
+}
+
+/** How an object lays out its entries, so inserted text looks like its neighbours. */
+interface JsonLayout {
+  /** Whether entries sit on lines of their own (else they share one line). */
+  multiline: boolean;
+  /** Indentation of the object's entries. */
+  indent: string;
+  /** One level of indentation, for the inside of a new value. */
+  unit: string;
+  /** What separates two entries (the comma included), and a key from its value. */
+  comma: string;
+  colon: string;
+  eol: string;
+}
+
+/** The whitespace that starts the line holding `offset`. */
+function lineIndent(text: string, offset: number): string {
+  const start = text.lastIndexOf("\n", offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(start))![0];
+}
+
+/** Whether only whitespace precedes `offset` on its line. */
+function startsLine(text: string, offset: number): boolean {
+  const start = text.lastIndexOf("\n", offset - 1) + 1;
+  return text.slice(start, offset).trim() === "";
+}
+
+function jsonLayout(text: string, object: Node): JsonLayout {
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const props = object.children ?? [];
+  const last = props.at(-1);
+  const outer = lineIndent(text, object.offset);
+  // With no entry to copy from, an object is laid out like the document: one line or many.
+  const multiline = last ? startsLine(text, last.offset) : /\n\s*\S/.test(text.trim());
+  const firstIndented = /\n([ \t]+)\S/.exec(text)?.[1];
+  let unit = firstIndented === undefined
+    ? "  "
+    : firstIndented.startsWith("\t")
+    ? "\t"
+    : firstIndented;
+  let indent = outer + unit;
+  if (last && multiline) {
+    indent = lineIndent(text, last.offset);
+    if (indent.startsWith(outer) && indent.length > outer.length) unit = indent.slice(outer.length);
+  }
+  const prev = props.at(-2);
+  const comma = prev && last
+    ? text.slice(prev.offset + prev.length, last.offset)
+    : multiline
+    ? `,${eol}${indent}`
+    : ",";
+  const key = last?.children?.[0];
+  const value = last?.children?.[1];
+  const colon = key && value
+    ? text.slice(key.offset + key.length, value.offset)
+    : multiline
+    ? ": "
+    : ":";
+  return { multiline, indent, unit, comma, colon, eol };
+}
+
+function jsonValue(value: unknown, indent: string, layout: JsonLayout): string {
+  if (!layout.multiline) return JSON.stringify(value);
+  return JSON.stringify(value, null, layout.unit).split("\n").join(layout.eol + indent);
+}
+
+/** The property node of `key` in an object node (the last one, as JSON.parse reads it). */
+function propertyOf(object: Node, key: string): Node | undefined {
+  return object.children?.findLast((p: Node) => p.children?.[0]?.value === key);
+}
+
+/**
+ * The one edit that sets `key` of `object` to `value` (or removes it), laid out like its
+ * neighbours; the text around it is left as it is.
+ */
+function propertyEdit(text: string, object: Node, key: string, value: unknown): Edit | undefined {
+  const props = object.children ?? [];
+  const prop = propertyOf(object, key);
+  const open = object.offset + 1;
+  const close = object.offset + object.length - 1;
+  if (value === undefined) {
+    if (!prop) return undefined;
+    const i = props.indexOf(prop);
+    const next = props[i + 1];
+    const prev = props[i - 1];
+    // The next entry moves into this one's place, keeping this one's indentation; the last
+    // entry takes the comma before it along; the only one leaves an empty object.
+    if (next) return { offset: prop.offset, length: next.offset - prop.offset, content: "" };
+    const end = prop.offset + prop.length;
+    if (prev) {
+      const from = prev.offset + prev.length;
+      return { offset: from, length: end - from, content: "" };
+    }
+    return { offset: open, length: close - open, content: "" };
+  }
+  const layout = jsonLayout(text, object);
+  if (prop) {
+    const old = prop.children![1];
+    const indent = lineIndent(text, prop.offset);
+    return { offset: old.offset, length: old.length, content: jsonValue(value, indent, layout) };
+  }
+  const entry = `${JSON.stringify(key)}${layout.colon}${jsonValue(value, layout.indent, layout)}`;
+  const last = props.at(-1);
+  if (last) {
+    return { offset: last.offset + last.length, length: 0, content: layout.comma + entry };
+  }
+  const outer = lineIndent(text, object.offset);
+  const content = layout.multiline
+    ? `${layout.eol}${layout.indent}${entry}${layout.eol}${outer}`
+    : entry;
+  return { offset: open, length: close - open, content };
 }
 
 async function editJson(
@@ -229,32 +375,51 @@ async function editJson(
   name: string,
   fields: DeclarationFields | undefined,
 ): Promise<EditResult | undefined> {
-  const original = await readText(file);
-  let root: Table = {};
-  if (original !== undefined && original.trim() !== "") {
-    try {
-      root = JSON.parse(original);
-    } catch (error) {
-      throw new ConfigEditError(
-        `${file} is not valid JSON (${(error as Error).message}); fix it first`,
-      );
-    }
+  const read = await readText(file);
+  const original = read?.text ?? "";
+  const entry = fields ? (({ name: _name, ...rest }) => rest)(ordered(fields)) : undefined;
+  if (original.trim() === "") {
+    if (!entry) return undefined;
+    const text = JSON.stringify({ mcpServers: { [name]: entry } }, null, 2) + "\n";
+    await writeAtomic(file, (read?.bom ?? "") + text);
+    return { file, action: "added" };
   }
+  const root = parseJsonFile(original, file);
   if (typeof root !== "object" || root === null || Array.isArray(root)) {
-    throw new ConfigEditError(`${file} must hold a JSON object`);
+    throw new ConfigEditError(file, "it must hold a JSON object");
   }
-  const servers = { ...(root.mcpServers as Table | undefined) };
-  const exists = Object.hasOwn(servers, name);
-  if (!fields && !exists) return undefined;
-  if (fields) {
-    const { name: _name, ...rest } = ordered(fields);
-    servers[name] = rest;
-  } else {
-    delete servers[name];
+  const servers = (root as Table).mcpServers;
+  if (
+    servers !== undefined &&
+    (typeof servers !== "object" || servers === null || Array.isArray(servers))
+  ) {
+    throw new ConfigEditError(file, `its "mcpServers" must be an object`);
   }
-  const next = { ...root, mcpServers: servers };
-  await writeAtomic(file, JSON.stringify(next, null, 2) + "\n");
-  return { file, action: fields ? (exists ? "replaced" : "added") : "removed" };
+  const exists = servers !== undefined && Object.hasOwn(servers, name);
+  if (!entry && !exists) return undefined;
+  const tree = parseTree(original, [], { disallowComments: true, allowTrailingComma: false });
+  const serversNode = tree && propertyOf(tree, "mcpServers")?.children?.[1];
+  const edit = serversNode
+    ? propertyEdit(original, serversNode, name, entry)
+    : tree && propertyEdit(original, tree, "mcpServers", { [name]: entry });
+  if (!edit) throw new ConfigEditError(file, `the entry of "${name}" cannot be found`);
+  const text = applyEdits(original, [edit]);
+  const expected = { ...(servers as Table | undefined) };
+  if (entry) expected[name] = entry;
+  else delete expected[name];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  // Both sides go through JSON.parse, so values it cannot hold exactly compare alike; the
+  // text of everything but this entry was not touched.
+  if (!isDeepStrictEqual(parsed, { ...(root as Table), mcpServers: expected })) {
+    throw new ConfigEditError(file, `the entry of "${name}" cannot be edited safely`);
+  }
+  await writeAtomic(file, (read?.bom ?? "") + text);
+  return { file, action: entry ? (exists ? "replaced" : "added") : "removed" };
 }
 
 /** Adds a declaration to `file`, or replaces the one with the same name there. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse } from "smol-toml";
+import { McpConfigFileError } from "./config.ts";
 import { addDeclaration, removeDeclaration } from "./config_edit.ts";
 
 interface Parsed {
@@ -125,4 +126,144 @@ Deno.test("a missing file is created, and .mcp.json keeps its other keys", async
       mcpServers: { b: { type: "stdio", command: "b" } },
     });
   });
+});
+
+// Spacing, key order and a number beyond double precision, all of which JSON.parse and
+// JSON.stringify would change.
+const MCP_JSON = `{
+    "big":12345678901234567890,
+  "mcpServers": {
+    "a": { "command": "echo" },
+    "b": {
+      "command": "true"
+    },
+    "c":{"command":"c"}
+  },
+  "z":   [1,2]
+}
+`;
+
+Deno.test(".mcp.json: removing a server cuts only its entry and keeps every other byte", async () => {
+  await withFile(".mcp.json", MCP_JSON, async (file) => {
+    assert.equal((await removeDeclaration(file, "mcp_json", "a"))?.action, "removed");
+    assert.equal(
+      await Deno.readTextFile(file),
+      MCP_JSON.replace(`"a": { "command": "echo" },\n    `, ""),
+    );
+    // The last entry takes the comma before it along; the only one leaves an empty object.
+    await removeDeclaration(file, "mcp_json", "c");
+    await removeDeclaration(file, "mcp_json", "b");
+    assert.equal(
+      await Deno.readTextFile(file),
+      `{\n    "big":12345678901234567890,\n  "mcpServers": {},\n  "z":   [1,2]\n}\n`,
+    );
+  });
+  const compact = '{"big":12345678901234567890,"mcpServers":{"a":{"command":"x"},"b":{}}}';
+  await withFile(".mcp.json", compact, async (file) => {
+    await removeDeclaration(file, "mcp_json", "a");
+    assert.equal(
+      await Deno.readTextFile(file),
+      '{"big":12345678901234567890,"mcpServers":{"b":{}}}',
+    );
+  });
+});
+
+Deno.test(".mcp.json: adding or replacing a server writes only that entry, laid out like its neighbours", async () => {
+  await withFile(".mcp.json", MCP_JSON, async (file) => {
+    assert.equal(
+      (await addDeclaration(file, "mcp_json", { name: "d", type: "stdio", command: "d" })).action,
+      "added",
+    );
+    assert.equal(
+      await Deno.readTextFile(file),
+      MCP_JSON.replace(
+        `"c":{"command":"c"}\n`,
+        `"c":{"command":"c"},\n    "d":{\n      "type": "stdio",\n      "command": "d"\n    }\n`,
+      ),
+    );
+    const before = await Deno.readTextFile(file);
+    await addDeclaration(file, "mcp_json", { name: "b", type: "http", url: "https://b.example/" });
+    assert.equal(
+      await Deno.readTextFile(file),
+      before.replace(
+        `"b": {\n      "command": "true"\n    }`,
+        `"b": {\n      "type": "http",\n      "url": "https://b.example/"\n    }`,
+      ),
+    );
+  });
+  await withFile(".mcp.json", '{\r\n\t"other": 1\r\n}\r\n', async (file) => {
+    await addDeclaration(file, "mcp_json", { name: "n", type: "stdio", command: "n" });
+    assert.equal(
+      await Deno.readTextFile(file),
+      '{\r\n\t"other": 1,\r\n\t"mcpServers": {\r\n\t\t"n": {\r\n\t\t\t"type": "stdio",\r\n' +
+        '\t\t\t"command": "n"\r\n\t\t}\r\n\t}\r\n}\r\n',
+    );
+  });
+});
+
+Deno.test(".mcp.json that is not valid JSON is refused with its file named, and left untouched", async () => {
+  const broken = '{"mcpServers": {"a": {"command": "x"},}}';
+  await withFile(".mcp.json", broken, async (file) => {
+    await assert.rejects(removeDeclaration(file, "mcp_json", "a"), (e: unknown) => {
+      assert.ok(e instanceof McpConfigFileError, String(e));
+      assert.equal(e.file, file);
+      assert.match(e.problem, /invalid JSON/);
+      return true;
+    });
+    assert.equal(await Deno.readTextFile(file), broken);
+  });
+});
+
+/** A directory with `dotfiles/<name>` and `<link>` pointing at it by a relative path. */
+async function withLinkedFile(
+  name: string,
+  text: string,
+  fn: (link: string, target: string) => Promise<void>,
+) {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(join(dir, "dotfiles"));
+  const target = join(dir, "dotfiles", name);
+  const link = join(dir, `link-${name}`);
+  await Deno.writeTextFile(target, text);
+  await Deno.symlink(join("dotfiles", name), link);
+  try {
+    await fn(link, target);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("a symlinked config file is written through to its target and stays a link", async () => {
+  await withLinkedFile("mcp.json", MCP_JSON, async (link, target) => {
+    await removeDeclaration(link, "mcp_json", "a");
+    assert.ok((await Deno.lstat(link)).isSymlink);
+    assert.equal(await Deno.readLink(link), join("dotfiles", "mcp.json"));
+    assert.doesNotMatch(await Deno.readTextFile(target), /"a"/);
+  });
+  await withLinkedFile("config.toml", ORIGINAL, async (link, target) => {
+    await addDeclaration(link, "user", { name: "n", type: "stdio", command: "n" });
+    assert.ok((await Deno.lstat(link)).isSymlink);
+    assert.match(await Deno.readTextFile(target), /name = "n"/);
+    await removeDeclaration(link, "user", "one");
+    assert.ok((await Deno.lstat(link)).isSymlink);
+    assert.doesNotMatch(await Deno.readTextFile(target), /name = "one"/);
+    // No temporary file is left beside the link or the target.
+    const left = [...Deno.readDirSync(join(target, ".."))].map((e) => e.name);
+    assert.deepEqual(left, ["config.toml"]);
+  });
+});
+
+Deno.test("a dangling symlink gets its target created, and stays a link", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const link = join(dir, ".mcp.json");
+    await Deno.symlink("real.json", link);
+    await addDeclaration(link, "mcp_json", { name: "a", type: "stdio", command: "a" });
+    assert.ok((await Deno.lstat(link)).isSymlink);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(join(dir, "real.json"))), {
+      mcpServers: { a: { type: "stdio", command: "a" } },
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  checkDeclaration,
   defaultConcurrency,
   effectiveDeclarations,
   hasStaticAuthorization,
   loadMcpDeclarations,
+  McpConfigFileError,
   resolveEntries,
   serversFromMcpJson,
   serversFromToml,
@@ -211,4 +213,71 @@ Deno.test("browser-like names default to serial; explicit concurrency wins", () 
   assert.equal(db.spec?.concurrency, "serial");
   assert.equal(db.spec?.startupTimeoutMs, 5000);
   assert.equal(pw.spec?.startupTimeoutMs, 30_000);
+});
+
+Deno.test("a header name fetch would refuse skips its server when loaded, as checkDeclaration says", () => {
+  const warnings: string[] = [];
+  const servers = serversFromMcpJson(
+    JSON.stringify({
+      mcpServers: {
+        bad: { url: "https://x.example/mcp", headers: { "Bad Name": "v" } },
+        good: { url: "https://x.example/mcp", headers: { "X-Api_Key.1": "v" } },
+      },
+    }),
+    { kind: "mcp_json", file: "/p/.mcp.json" },
+    warnings,
+  );
+  assert.deepEqual(servers.map((s) => s.name), ["good"]);
+  assert.match(
+    warnings.join("\n"),
+    /"bad" is skipped: headers key "Bad Name" must be an HTTP header/,
+  );
+  const checked = checkDeclaration(
+    { name: "bad", type: "http", url: "https://x.example/mcp", headers: { "Bad Name": "v" } },
+    USER,
+  );
+  assert.ok("problem" in checked);
+  assert.match(checked.problem, /headers key "Bad Name"/);
+  assert.match(
+    (checkDeclaration({ name: "a b", command: "x" }, USER) as { problem: string }).problem,
+    /name must be a name without spaces/,
+  );
+  assert.equal(
+    (checkDeclaration({ name: "ok", command: "x" }, USER) as { type: string }).type,
+    "stdio",
+  );
+});
+
+Deno.test("a declaration file that cannot be read is a config file error; one that does not parse is one only when strict", async () => {
+  const dirs = await project({
+    "home/config.toml": '[[mcp.servers]]\nname = "s"\ncommand = \n',
+    "cwd/.mcp.json": "{ nope }",
+  });
+  try {
+    const set = await loadMcpDeclarations(dirs);
+    assert.equal(set.warnings.length, 2);
+    assert.match(set.warnings[0], /config\.toml:3: invalid TOML.*; MCP servers not read/);
+    await assert.rejects(loadMcpDeclarations({ ...dirs, strict: true }), (e: unknown) => {
+      assert.ok(e instanceof McpConfigFileError, String(e));
+      assert.equal(e.file, join(dirs.home, "config.toml"));
+      assert.equal(e.line, 3);
+      assert.match(e.fix, /line 3/);
+      return true;
+    });
+    await Deno.writeTextFile(join(dirs.home, "config.toml"), "");
+    await assert.rejects(
+      loadMcpDeclarations({ ...dirs, strict: true }),
+      (e: unknown) => e instanceof McpConfigFileError && /invalid JSON/.test(e.problem),
+    );
+    await Deno.remove(join(dirs.home, "config.toml"));
+    await Deno.mkdir(join(dirs.home, "config.toml"));
+    await assert.rejects(loadMcpDeclarations(dirs), (e: unknown) => {
+      assert.ok(e instanceof McpConfigFileError, String(e));
+      assert.match(e.problem, /cannot read the file/);
+      assert.match(e.message, /\nfix: /);
+      return true;
+    });
+  } finally {
+    await cleanup(dirs);
+  }
 });

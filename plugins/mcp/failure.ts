@@ -1,6 +1,8 @@
 /**
- * Errors of the MCP layer and their redacted classes. Status surfaces show only the class
- * (and an HTTP status), never a message: messages may quote URLs, headers or session ids.
+ * Errors of the MCP layer and their redacted classes. Status surfaces show the class (and an
+ * HTTP status), never a message: messages may quote URLs, headers or session ids. A failed
+ * stdio start also gets a detail built here from known-safe parts only (errno, program path,
+ * exit status, the last stderr lines with the server's env values blanked out).
  *
  * @module
  */
@@ -34,6 +36,63 @@ export class StartupTimeoutError extends ReasonixError {
 export interface Classified {
   errorClass: McpErrorClass;
   httpStatus?: number;
+  /** Safe specifics, e.g. the errno of a failed spawn or how a stdio server exited. */
+  detail?: string;
+}
+
+/** Details attached to errors as they pass, so the thrown error itself stays as it was. */
+const details = new WeakMap<object, string>();
+
+/** Records a safe detail for `error`; {@link classifyError} reports it. */
+export function attachDetail(error: unknown, detail: string | undefined): void {
+  if (detail && typeof error === "object" && error !== null) details.set(error, detail);
+}
+
+const ERRNO_WORDS: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  EACCES: "permission denied",
+  ENOTDIR: "a path component is not a directory",
+  ENOEXEC: "not an executable format",
+  E2BIG: "argument list too long",
+};
+
+/** How many stderr lines a detail quotes, and how much of each. */
+const STDERR_LINES = 3;
+const STDERR_LINE_CHARS = 200;
+
+/**
+ * Why a stdio server did not start, from safe parts: the errno and program of a failed spawn,
+ * or the exit status and the last lines of stderr of a server that exited. Every value of
+ * `secrets` (the server's env values) is blanked out of the quoted stderr.
+ */
+export function stdioFailureDetail(
+  error: unknown,
+  info: {
+    command: string;
+    exit?: { code: number | null; signal: string | null };
+    stderr?: string;
+    secrets?: string[];
+  },
+): string | undefined {
+  const code = codeOf(error);
+  if (typeof code === "string" && /^E[A-Z0-9]+$/.test(code) && !info.exit) {
+    const path = (error as { path?: unknown }).path;
+    const program = typeof path === "string" && path ? path : info.command;
+    return `cannot run ${program}: ${code}${ERRNO_WORDS[code] ? ` (${ERRNO_WORDS[code]})` : ""}`;
+  }
+  if (!info.exit || (info.exit.code === null && info.exit.signal === null)) return undefined;
+  const status = info.exit.code !== null
+    ? `exited with status ${info.exit.code}`
+    : `was killed by ${info.exit.signal}`;
+  let stderr = info.stderr ?? "";
+  // Longest first, so a value that contains another is blanked whole.
+  for (const secret of [...info.secrets ?? []].sort((a, b) => b.length - a.length)) {
+    if (secret.length >= 3) stderr = stderr.split(secret).join("<redacted>");
+  }
+  const lines = stderr.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "")
+    .slice(-STDERR_LINES)
+    .map((l) => l.length > STDERR_LINE_CHARS ? `${l.slice(0, STDERR_LINE_CHARS)}…` : l);
+  return lines.length ? `${status}; stderr: ${lines.join(" | ")}` : `${status}; no stderr output`;
 }
 
 function codeOf(error: unknown): unknown {
@@ -42,6 +101,12 @@ function codeOf(error: unknown): unknown {
 
 /** The class of any error the SDK, fetch or a child process may raise. */
 export function classifyError(error: unknown): Classified {
+  const classified = classify(error);
+  const detail = typeof error === "object" && error !== null ? details.get(error) : undefined;
+  return detail ? { ...classified, detail } : classified;
+}
+
+function classify(error: unknown): Classified {
   if (error instanceof McpUnavailableError) return { errorClass: error.errorClass };
   if (error instanceof StartupTimeoutError) return { errorClass: "startup_timeout" };
   if (error instanceof AuthorizationError) return { errorClass: "auth_failed" };

@@ -6,12 +6,14 @@
  */
 export type * from "./types.ts";
 export {
+  checkDeclaration,
   declarationFiles,
   declarationsNamed,
   defaultConcurrency,
   effectiveDeclarations,
   hasStaticAuthorization,
   loadMcpDeclarations,
+  McpConfigFileError,
   type McpDeclarationSet,
   resolveEntries,
   resolveServer,

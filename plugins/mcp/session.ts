@@ -8,7 +8,12 @@
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
 import { hasStaticAuthorization } from "./config.ts";
-import { isUnauthorized, McpUnavailableError } from "./failure.ts";
+import {
+  attachDetail,
+  isUnauthorized,
+  McpUnavailableError,
+  stdioFailureDetail,
+} from "./failure.ts";
 import { createMcpFetch, type FetchObservation, type ProxyClients } from "./http_fetch.ts";
 import { LoopbackReceiver } from "./oauth_loopback.ts";
 import { type AuthorizationOpener, ReasonixOAuthProvider } from "./oauth_provider.ts";
@@ -285,6 +290,7 @@ export async function openSession(
   let published = false;
   const opened: Session[] = [];
   let receiver: LoopbackReceiver | undefined;
+  let lastBuilt: BuiltTransport | undefined;
   const onAbort = () => {
     for (const s of opened) s.close({ terminate: false }).catch(() => {});
   };
@@ -306,6 +312,7 @@ export async function openSession(
         observe: observe(tracker, ctx, () => published),
       });
       const built = buildTransport(spec, { fetch, authProvider: provider });
+      lastBuilt = built;
       if (pendingCode && finishedAuthOn?.finishAuth) {
         // The authorization was started by the previous attempt's transport, which remembers
         // the resource metadata and scope; it exchanges the code, the new one uses the token.
@@ -400,6 +407,10 @@ export async function openSession(
       return session;
     }
   } catch (error) {
+    if (spec.transport === "stdio" && !signal.aborted) {
+      // Before the sessions close: closing would end a child that is still running.
+      attachDetail(error, await stdioDetail(spec, lastBuilt, error));
+    }
     for (const s of opened) await s.close({ terminate: false }).catch(() => {});
     await receiver?.close().catch(() => {});
     throw signal.aborted && signal.reason ? signal.reason : error;
@@ -408,6 +419,23 @@ export async function openSession(
     // Sessions of failed attempts (not the returned one) are closed.
     for (const s of opened) if (s !== session) s.close({ terminate: false }).catch(() => {});
   }
+}
+
+/** What is safe to say about a stdio start that failed (see `stdioFailureDetail`). */
+async function stdioDetail(
+  spec: McpServerSpec & { transport: "stdio" },
+  built: BuiltTransport | undefined,
+  error: unknown,
+): Promise<string | undefined> {
+  // The child's last stderr bytes pass through a stream after its pipes close; one turn of
+  // the event loop lets them arrive.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  return stdioFailureDetail(error, {
+    command: spec.command,
+    exit: built?.exitStatus?.(),
+    stderr: built?.stderrTail?.(),
+    secrets: Object.values(spec.env),
+  });
 }
 
 /** Resolves or rejects with `promise`, or rejects when `signal` aborts first. */

@@ -144,6 +144,7 @@ export class ServerSupervisor {
       reconnects: this.#reconnects,
       ...(this.#error ? { error: this.#error.errorClass } : {}),
       ...(this.#error?.httpStatus ? { httpStatus: this.#error.httpStatus } : {}),
+      ...(this.#error?.detail ? { detail: this.#error.detail } : {}),
       tools: s?.tools.length ?? 0,
       prompts: s?.prompts.length ?? 0,
       resources: s?.resources.length ?? 0,

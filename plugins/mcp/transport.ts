@@ -81,6 +81,14 @@ export interface BuiltTransport {
   stderrTail?(): string;
   /** Child process id (stdio), once started. */
   pid?(): number | null;
+  /** How the child exited (stdio); `undefined` before it was started. */
+  exitStatus?(): { code: number | null; signal: string | null } | undefined;
+}
+
+/** The part of node's ChildProcess that tells how it ended. */
+interface ChildExit {
+  exitCode: number | null;
+  signalCode: string | null;
 }
 
 /** Options of {@link buildTransport}. */
@@ -107,7 +115,20 @@ export function buildTransport(spec: McpServerSpec, opts: TransportOptions = {})
       tail = (tail + (typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk)))
         .slice(-STDERR_TAIL);
     });
-    return { transport: new TapTransport(inner), stderrTail: () => tail, pid: () => inner.pid };
+    // The SDK keeps its ChildProcess private and drops it on close, so it is taken right after
+    // the spawn; its exit status explains a server that quits before it answers.
+    let child: ChildExit | undefined;
+    const start = inner.start.bind(inner);
+    inner.start = async () => {
+      await start();
+      child = (inner as unknown as { _process?: ChildExit })._process;
+    };
+    return {
+      transport: new TapTransport(inner),
+      stderrTail: () => tail,
+      pid: () => inner.pid,
+      exitStatus: () => child && { code: child.exitCode, signal: child.signalCode },
+    };
   }
   if (spec.transport === "sse") {
     const inner = new SSEClientTransport(spec.url, {

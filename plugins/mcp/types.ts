@@ -126,6 +126,11 @@ export interface McpServerStatus {
   error?: McpErrorClass;
   /** HTTP status of the last `http_status` error. */
   httpStatus?: number;
+  /**
+   * Specifics of `error` built from safe parts only: the errno and program of a failed spawn,
+   * the exit status and last stderr lines (env values blanked) of a stdio server that exited.
+   */
+  detail?: string;
   tools: number;
   prompts: number;
   resources: number;

@@ -3,6 +3,7 @@
  * the fake OpenAI-compatible server. A 10-request tool-using session fixes a failing test.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
@@ -173,6 +174,54 @@ Deno.test("a provider option its kind rejects exits 2 naming the file and line, 
       /fix: set max_tokens_field to "max_tokens" or "max_completion_tokens"/,
     );
     assert.doesNotMatch(result.stderr, /Uncaught|\n\s+at /);
+    assert.equal(fake.requests.length, 0);
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("bad run inputs exit 2 with one message and a fix, no trace, nothing touched", async () => {
+  const fake = await startFakeLlm({ script: [] });
+  const repo = await makeRepo({ "notes.txt": "my notes\n" });
+  const home = await makeHome(fake.url);
+  const config = await Deno.readTextFile(join(home, "config.toml"));
+  const cases: { args: string[]; toml?: string; env?: Record<string, string>; want: RegExp }[] = [
+    {
+      args: ["run", "hi"],
+      toml: '\n[sandbox]\nworkspace_root = "/nonexistent"\n',
+      want: /\[sandbox\]\.workspace_root "\/nonexistent" does not exist\nfix: /,
+    },
+    {
+      args: ["run", "--record", "notes.txt", "hi"],
+      want: /--record notes\.txt: the file exists and is not a Reasonix recording/,
+    },
+    { args: ["run", "--timeout", "99999999999", "hi"], want: /--timeout must be at most 596h/ },
+    {
+      args: ["run", "--max-cost", "1", "hi"],
+      want: /--max-cost needs prices for fake\/fake-model/,
+    },
+    {
+      args: ["run", "hi"],
+      env: { REASONIX_E2E_KEY: "sk-secret-value\nInjected: 1" },
+      want: /REASONIX_E2E_KEY \(from the environment\) contains a line break/,
+    },
+    {
+      args: ["-m", "fake", "run", "hi"],
+      want: /-m fake must come after `run`: reasonix run -m fake/,
+    },
+  ];
+  try {
+    for (const c of cases) {
+      await Deno.writeTextFile(join(home, "config.toml"), config + (c.toml ?? ""));
+      const result = await runReasonix(c.args, { cwd: repo, home, env: c.env });
+      const label = c.args.join(" ");
+      assert.equal(result.code, 2, `${label}: ${result.stderr}`);
+      assert.match(result.stderr, c.want, label);
+      assert.doesNotMatch(result.stderr, /Uncaught|\n\s+at |sk-secret-value/, label);
+    }
+    assert.equal(await Deno.readTextFile(join(repo, "notes.txt")), "my notes\n");
     assert.equal(fake.requests.length, 0);
   } finally {
     await fake.close();

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep } from "../fake_llm/mod.ts";
 import { RUN_FLAGS } from "../../cli/release/compile.ts";
-import { CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
+import { cliEnv, CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
 
 interface WireMessage {
   role: string;
@@ -21,8 +21,6 @@ function messagesOf(body: unknown): WireMessage[] {
 }
 
 function spawnReasonix(args: string[], cwd: string, home: string): Deno.ChildProcess {
-  const env = Deno.env.toObject();
-  delete env.INIT_CWD;
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -34,7 +32,7 @@ function spawnReasonix(args: string[], cwd: string, home: string): Deno.ChildPro
     ],
     cwd,
     clearEnv: true,
-    env: { ...env, REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", NO_COLOR: "1" },
+    env: cliEnv(home),
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -116,6 +114,54 @@ Deno.test("SIGKILL mid-turn then --continue loses nothing that was acknowledged"
     await Deno.remove(repo, { recursive: true });
     await Deno.remove(home, { recursive: true });
   }
+});
+
+Deno.test({
+  name: "SIGTERM winds a run down like Ctrl-C: exit 143, every tool call answered",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    const fake = await startFakeLlm({
+      script: [{
+        toolCalls: [{
+          name: "bash",
+          arguments: JSON.stringify({ command: "touch started.marker && sleep 30" }),
+        }],
+      }],
+    });
+    const repo = await makeRepo({});
+    const home = await makeHome(fake.url);
+    const child = spawnReasonix(["run", "--permission-mode", "auto", "wait"], repo, home);
+    try {
+      await waitFor(() => {
+        try {
+          Deno.statSync(join(repo, "started.marker"));
+          return true;
+        } catch {
+          return false;
+        }
+      }, "the bash tool to start");
+      const sent = Date.now();
+      child.kill("SIGTERM");
+      const out = await child.output();
+      assert.equal(out.code, 143, new TextDecoder().decode(out.stderr));
+      assert.equal(out.signal, null, "it exited by itself rather than being killed");
+      assert.ok(Date.now() - sent < 10_000, "it stopped without waiting for the command");
+      const sessions = JSON.parse(
+        (await runReasonix(["sessions", "list", "--json"], { cwd: repo, home })).stdout,
+      );
+      const resumed = await runReasonix(["run", "--continue", "--json", "go on"], {
+        cwd: repo,
+        home,
+      });
+      assert.equal(sessions.length, 1);
+      // The bash call got its cancellation result in the transcript, so nothing is repaired.
+      assert.doesNotMatch(resumed.stderr, /were interrupted/);
+    } finally {
+      await fake.close();
+      await Deno.remove(repo, { recursive: true });
+      await Deno.remove(home, { recursive: true });
+    }
+  },
 });
 
 Deno.test("sessions list shows this workspace's sessions and --resume takes an id prefix", async () => {

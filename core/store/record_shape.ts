@@ -1,0 +1,63 @@
+/**
+ * Shape checks for transcript records read back from disk. A line that parses as JSON can still
+ * be damaged (a bad disk, a hand edit, another program); a record that fails these checks is
+ * skipped and counted like a torn line instead of reaching the agent loop.
+ *
+ * @module
+ */
+import type { Message } from "../../providers/types.ts";
+import type { MaintenanceFailure, ProjectionRecord, SessionMeta } from "./transcript.ts";
+
+const ROLES = new Set(["system", "user", "assistant", "tool"]);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function optional(value: unknown, check: (v: unknown) => boolean): boolean {
+  return value === undefined || check(value);
+}
+
+const isString = (v: unknown): boolean => typeof v === "string";
+const isCount = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0;
+const isCounts = (v: unknown): boolean => Array.isArray(v) && v.every(isCount);
+
+function isToolCall(v: unknown): boolean {
+  return isObject(v) && isString(v.id) && isString(v.name) && isString(v.arguments);
+}
+
+function isImage(v: unknown): boolean {
+  return isObject(v) && (isString(v.url) || (isString(v.mediaType) && isString(v.data)));
+}
+
+/** A `Message` as the session stores it. */
+export function isMessage(v: unknown): v is Message {
+  return isObject(v) && ROLES.has(v.role as string) && isString(v.content) &&
+    optional(v.reasoning, isString) && optional(v.reasoningSignature, isString) &&
+    optional(v.toolCalls, (c) => Array.isArray(c) && c.every(isToolCall)) &&
+    optional(v.toolCallId, isString) && optional(v.name, isString) &&
+    optional(v.isError, (b) => typeof b === "boolean") && optional(v.rawContent, isString) &&
+    optional(v.images, (i) => Array.isArray(i) && i.every(isImage));
+}
+
+/** Session metadata. */
+export function isMeta(v: unknown): v is SessionMeta {
+  return isObject(v) && isString(v.id) && v.id !== "" && isString(v.created) &&
+    isString(v.workspace) && isString(v.model);
+}
+
+/** A context checkpoint. */
+export function isProjection(v: unknown): v is ProjectionRecord {
+  return isObject(v) && isCount(v.generation) && isCount(v.summarizedUpTo) &&
+    optional(v.summary, isString) && isCounts(v.pruned) &&
+    optional(
+      v.truncated,
+      (t) => isObject(t) && isCounts(t.blanked) && isCount(t.droppedUpTo),
+    );
+}
+
+/** A failed maintenance attempt. */
+export function isFailure(v: unknown): v is MaintenanceFailure {
+  return isObject(v) && isCount(v.generation) && typeof v.atTokens === "number" &&
+    (v.status === "blocked" || v.status === "failed") && isString(v.reason);
+}
