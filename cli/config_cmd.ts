@@ -51,7 +51,11 @@ export async function effectiveCompactRatio(
 export async function configCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== "compact-ratio") {
-    console.error(`reasonix config: unknown setting "${sub ?? ""}"\n\n${USAGE}`);
+    console.error(
+      sub === undefined
+        ? `reasonix config: name the setting to show or change\n\n${USAGE}`
+        : `reasonix config: unknown setting "${sub}"\n\n${USAGE}`,
+    );
     return EXIT_USAGE;
   }
   let values: { local?: boolean; help?: boolean };

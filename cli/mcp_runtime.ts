@@ -210,7 +210,10 @@ export async function startMcp(opts: {
         `MCP server "${s.name}" needs authorization: run \`reasonix mcp login ${s.name}\``,
       );
     } else if (s.phase === "failed" && s.error !== "config") {
-      warnings.push(`MCP server "${s.name}" failed to start (${s.error ?? "unknown"})`);
+      warnings.push(
+        `MCP server "${s.name}" failed to start (${s.error ?? "unknown"})` +
+          (s.detail ? `: ${s.detail.replaceAll("\n", " | ")}` : ""),
+      );
     }
   }
   return { host, directTools: host.directTools(), warnings };

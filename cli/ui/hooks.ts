@@ -15,6 +15,8 @@ export interface McpServerView {
   transport?: string;
   /** A short, safe failure class or message. */
   error?: string;
+  /** Why it failed, when known: errno, exit status, the server's last stderr lines. */
+  detail?: string;
   tools: number;
   prompts: number;
   resources: number;

@@ -15,6 +15,7 @@ export function mcpView(host: McpAccess): McpView {
         phase: s.phase,
         transport: s.transport,
         ...(s.error ? { error: s.httpStatus ? `${s.error} ${s.httpStatus}` : s.error } : {}),
+        ...(s.detail ? { detail: s.detail } : {}),
         tools: s.tools,
         prompts: s.prompts,
         resources: s.resources,

@@ -89,6 +89,7 @@ export function mcpLines(
       `● ${s.name} ${s.phase}${via} · ${s.tools} tools · ${s.prompts} prompts · ` +
         `${s.resources} resources${failure}`,
     );
+    if (s.detail) lines.push(...s.detail.split("\n").map((line) => `    ${line}`));
   }
   if (prompts.length) {
     lines.push("", "Prompts");

@@ -234,7 +234,11 @@ export function serversFromMcpJson(
     warnings.push(`${label(source)}: not valid JSON (${(error as Error).message}); ignored`);
     return [];
   }
-  if (!isTable(root) || root.mcpServers === undefined) return [];
+  if (!isTable(root)) {
+    warnings.push(`${label(source)}: must be a JSON object with "mcpServers"; ignored`);
+    return [];
+  }
+  if (root.mcpServers === undefined) return [];
   if (!isTable(root.mcpServers)) {
     warnings.push(`${label(source)}: "mcpServers" must be an object; ignored`);
     return [];

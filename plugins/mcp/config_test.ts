@@ -102,6 +102,15 @@ Deno.test(".mcp.json uses Claude Code's mcpServers schema", () => {
   assert.deepEqual(servers[1].headers, { "X-Key": "${KEY}" });
 });
 
+Deno.test("a .mcp.json that is not an object says so instead of being ignored in silence", () => {
+  for (const text of ["[1,2]", '"servers"', "null"]) {
+    const warnings: string[] = [];
+    const servers = serversFromMcpJson(text, { kind: "mcp_json", file: "/p/.mcp.json" }, warnings);
+    assert.deepEqual(servers, []);
+    assert.deepEqual(warnings, ['/p/.mcp.json: must be a JSON object with "mcpServers"; ignored']);
+  }
+});
+
 Deno.test("project reasonix.toml beats .mcp.json beats the user config; removal exposes the next", async () => {
   const dirs = await project({
     "home/config.toml": '[[mcp.servers]]\nname = "s"\ncommand = "user"\n\n' +

@@ -118,3 +118,33 @@ Deno.test("reasonix mcp add, list, get and remove follow the declaration precede
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("reasonix run: a server that dies at start is named with its exit status and stderr; the run goes on", async () => {
+  const fake = await startFakeLlm({ script: [{ text: "Done without it." }] });
+  const repo = await makeRepo({});
+  const home = await makeHome(
+    fake.url,
+    `
+[[mcp.servers]]
+name = "broken"
+command = "sh"
+args = ["-c", "echo 'boom: missing config' >&2; exit 3"]
+`,
+  );
+  try {
+    const result = await runReasonix(["run", "do it"], {
+      cwd: repo,
+      home,
+      env: { REASONIX_MCP_WAIT_MS: "30000" },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(
+      result.stderr,
+      /warning: MCP server "broken" failed to start \([a-z_]+\): .*exit.*3.*boom: missing config/,
+    );
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
