@@ -116,6 +116,8 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 export interface RunBashOptions {
   /** Time between progress reports. Default 5 s. */
   progressIntervalMs?: number;
+  /** Cap on the saved log file. Default 64 MiB. */
+  logMaxBytes?: number;
 }
 
 /** Runs one `bash` call; the registered tool uses the default options. */
@@ -161,6 +163,7 @@ export async function runBash(
   const sink = new HeadTailBuffer({
     headBytes: BASH_HEAD_BYTES,
     tailBytes: BASH_TAIL_BYTES,
+    spillMaxBytes: opts.logMaxBytes,
     openSpill: async () => {
       await Deno.mkdir(ctx.tempDir, { recursive: true });
       const path = join(ctx.tempDir, `bash-${Date.now()}-${child.pid}.log`);
@@ -224,7 +227,15 @@ export async function runBash(
   const spilled = await sink.closeSpill();
 
   const parts: string[] = [sink.total === 0 ? "(no output)" : sink.text().replace(/\n$/, "")];
-  if (spilled && logPath) parts.push(`[full output (${sink.total} bytes) saved to ${logPath}]`);
+  if (spilled && logPath) {
+    parts.push(
+      sink.spilledBytes < sink.total
+        ? `[the first ${sink.spilledBytes} bytes of the output (${sink.total} bytes in all) ` +
+          `saved to ${logPath}; the log is capped, so rerun with the output filtered or ` +
+          "redirected to a file to see the rest]"
+        : `[full output (${sink.total} bytes) saved to ${logPath}]`,
+    );
+  }
   if (stoppedBackground) {
     parts.push(
       "[background processes that kept the output open were stopped; redirect their output " +

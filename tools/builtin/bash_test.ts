@@ -209,3 +209,20 @@ Deno.test("bash declares its command and extra write dirs, which need a justific
   });
   assert.equal(bashTool.parse!({ command: "x", timeout_seconds: 0 }).ok, false);
 });
+
+Deno.test("bash says how much of a very large output the capped log file holds", async () => {
+  await using ws = await createTestWorkspace();
+  const parsed = bashTool.parse!({ command: "seq 1 200000" });
+  assert.ok(parsed.ok);
+  const result = await runBash(parsed.value as Parameters<typeof runBash>[0], ws.ctx, {
+    logMaxBytes: 100_000,
+  });
+  assert.equal(result.isError, false);
+  assert.match(
+    result.content,
+    /\[the first 100000 bytes of the output \(1288895 bytes in all\) saved to \S+; the log is capped/,
+  );
+  assert.doesNotMatch(result.content, /full output/);
+  const log = result.meta?.logFile as string;
+  assert.equal((await Deno.stat(log)).size, 100_000);
+});

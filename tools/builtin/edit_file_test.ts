@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { editFileTool } from "./edit_file.ts";
-import { callTool, createTestWorkspace, type TestWorkspace } from "./test_context.ts";
+import { callTool, createTestWorkspace, type TestWorkspace, within } from "./test_context.ts";
 import { decodeText, encodeText } from "./text_edit.ts";
 
 function utf16(text: string, littleEndian: boolean): Uint8Array {
@@ -237,4 +237,71 @@ Deno.test("decodeText and encodeText round-trip every supported encoding", () =>
   }
   const binary = decodeText(new Uint8Array([0x61, 0x00, 0x62]));
   assert.equal(binary.ok, false);
+});
+
+Deno.test("edit_file refuses a FIFO or device instead of blocking, and leaves it in place", async () => {
+  await using ws = await createTestWorkspace();
+  const edit = { old_string: "a", new_string: "b" };
+  if (await ws.fifo("pipe")) {
+    // Reading a FIFO with no writer blocks forever; the call must not.
+    const result = await within(
+      callTool(editFileTool, { path: "pipe", ...edit }, ws.ctx),
+      5000,
+      "edit_file on a FIFO",
+    );
+    assert.equal(result.isError, true);
+    assert.match(result.content, /pipe: it is a FIFO \(named pipe\), not a regular file/);
+    assert.ok((await Deno.lstat(ws.path("pipe"))).isFifo, "the FIFO is still a FIFO");
+  }
+  if (Deno.build.os !== "windows") {
+    // /dev/zero never ends: reading it whole would exhaust memory.
+    const result = await callTool(editFileTool, { path: "/dev/zero", ...edit }, ws.ctx);
+    assert.equal(result.isError, true);
+    assert.match(result.content, /it is a character device, not a regular file/);
+  }
+});
+
+Deno.test({
+  name: "edit_file leaves a read-only file unchanged",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    await using ws = await createTestWorkspace();
+    const path = await ws.write("ro.txt", "hello\n");
+    await Deno.chmod(path, 0o444);
+    const result = await callTool(
+      editFileTool,
+      { path: "ro.txt", old_string: "hello", new_string: "bye" },
+      ws.ctx,
+    );
+    assert.equal(result.isError, true);
+    assert.match(result.content, /ro\.txt: it is read-only \(mode 444\)/);
+    assert.match(result.content, /chmod/);
+    assert.equal(await ws.read("ro.txt"), "hello\n");
+    assert.equal((await Deno.stat(path)).mode! & 0o777, 0o444);
+  },
+});
+
+Deno.test("edit_file refuses a new_string with an unpaired surrogate", async () => {
+  await using ws = await createTestWorkspace();
+  await ws.write("a.txt", "abc\n");
+  const result = await callTool(
+    editFileTool,
+    { path: "a.txt", old_string: "b", new_string: "\ud83d" },
+    ws.ctx,
+  );
+  assert.equal(result.isError, true);
+  assert.match(result.content, /unpaired UTF-16 surrogate/);
+  assert.equal(await ws.read("a.txt"), "abc\n", "no U+FFFD is written in its place");
+});
+
+Deno.test("edit_file lists each matching line once when old_string repeats within a line", async () => {
+  await using ws = await createTestWorkspace();
+  await ws.write("a.txt", "x x x\ny\nx\n");
+  const result = await callTool(
+    editFileTool,
+    { path: "a.txt", old_string: "x", new_string: "z" },
+    ws.ctx,
+  );
+  assert.equal(result.isError, true);
+  assert.match(result.content, /matches 4 times \(at lines 1, 3\)/);
 });

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { basename, delimiter, dirname, join } from "node:path";
+import { basename, delimiter, dirname, join, resolve } from "node:path";
 
 /** Largest file the text tools load whole. Bigger files need windows or the shell. */
 export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
@@ -48,17 +48,107 @@ export function permissionBits(info: Deno.FileInfo): number | undefined {
   return info.mode === null ? undefined : info.mode & 0o7777;
 }
 
+/** Symlinks followed before a chain counts as a loop (the kernel's limit). */
+const MAX_SYMLINK_HOPS = 40;
+
 /**
  * The path a write should replace: the final target when `path` is a symlink, so writing
- * through a link updates the linked file instead of replacing the link.
+ * through a link updates the linked file instead of replacing the link. A dangling link
+ * resolves to the missing file it names, which is where the permission layer (and the
+ * kernel) place the write; a link loop resolves to `path` itself, so the caller's `stat`
+ * reports the loop.
  */
 export async function writeTarget(path: string): Promise<string> {
-  try {
-    const info = await Deno.lstat(path);
-    return info.isSymlink ? await Deno.realPath(path) : path;
-  } catch {
-    return path;
+  let current = path;
+  for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.lstat(current);
+    } catch {
+      return current;
+    }
+    if (!info.isSymlink) return hop === 0 ? current : await Deno.realPath(current);
+    try {
+      // The link's directory may itself be reached through links; `..` in the target is
+      // taken from its real location, as the kernel does.
+      current = resolve(await Deno.realPath(dirname(current)), await Deno.readLink(current));
+    } catch {
+      return path;
+    }
   }
+  return path;
+}
+
+/** What kind of non-regular file `info` describes, for messages. */
+export function specialFileKind(info: Deno.FileInfo): string {
+  if (info.isDirectory) return "a directory";
+  if (info.isFifo) return "a FIFO (named pipe)";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  return "not a regular file";
+}
+
+/**
+ * Why the existing regular file `path` must not be replaced, or undefined when it may be.
+ * An atomic write renames a new file over the old one, which the directory's permissions
+ * allow even when the file itself is read-only; this check keeps a read-only file (no write
+ * bit at all, or not writable by this user) read-only. Opening for writing neither creates
+ * nor truncates anything.
+ */
+export async function readOnlyReason(
+  path: string,
+  info: Deno.FileInfo,
+): Promise<string | undefined> {
+  const bits = permissionBits(info);
+  if (bits !== undefined && (bits & 0o222) === 0) {
+    return `it is read-only (mode ${(bits & 0o777).toString(8).padStart(3, "0")})`;
+  }
+  try {
+    (await Deno.open(path, { write: true })).close();
+  } catch (error) {
+    if (error instanceof Deno.errors.PermissionDenied) return "it is not writable by this user";
+  }
+  return undefined;
+}
+
+/** Whether a UTF-16 code unit is the high (first) half of a surrogate pair. */
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
+}
+
+/**
+ * The first `max` UTF-16 code units of `text`, one fewer when the cut would split a
+ * surrogate pair, so a cut never leaves half a character.
+ */
+export function sliceChars(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return text.slice(0, max > 0 && isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max);
+}
+
+/** Number of characters (code points) in `text`. */
+export function charCount(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    if (isHighSurrogate(text.charCodeAt(i))) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/**
+ * `text` cut to at most `max` UTF-16 units without splitting a character, with a
+ * `[... N more characters]` marker when something was cut.
+ */
+export function clipLine(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const kept = sliceChars(text, max);
+  return `${kept} [... ${charCount(text.slice(kept.length))} more characters]`;
 }
 
 /** `Deno.stat`, or undefined when nothing exists at `path`. Other errors propagate. */

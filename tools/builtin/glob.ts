@@ -3,15 +3,22 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
-import { displayPath, resolveToolPath } from "../paths.ts";
+import { displayPath, resolveToolPath, toPosix } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
 import type { Tool, ToolContext, ToolResult } from "../types.ts";
 import { fsErrorMessage, sortNewestFirst } from "./fs_util.ts";
-import { resolveEngine, runRipgrep, type SearchOptions } from "./ripgrep.ts";
-import { globFilter, walkFiles } from "./walk.ts";
+import {
+  checkSearchDir,
+  errorReason,
+  resolveEngine,
+  runRipgrep,
+  type SearchOptions,
+  unreadableNote,
+} from "./ripgrep.ts";
+import { globFilter, globSyntaxError, walkFiles } from "./walk.ts";
 
 /** Files beyond this are omitted with a note. */
 export const MAX_GLOB_RESULTS = 500;
@@ -32,7 +39,14 @@ function fail(content: string): ToolResult {
 }
 
 /** Outcome of {@linkcode globFiles}. */
-export type GlobOutcome = { ok: true; files: string[] } | { ok: false; error: string };
+export type GlobOutcome =
+  | {
+    ok: true;
+    files: string[];
+    /** A note on directories that could not be read, so the list may be incomplete. */
+    unreadable?: string;
+  }
+  | { ok: false; error: string };
 
 /**
  * Files under `dir` matching `pattern` (see {@linkcode globFilter}) and not excluded by ignore
@@ -43,6 +57,8 @@ export async function globFiles(
   pattern: string,
   opts: SearchOptions & { signal: AbortSignal },
 ): Promise<GlobOutcome> {
+  const syntax = globSyntaxError(pattern);
+  if (syntax) return { ok: false, error: syntax };
   const engine = await resolveEngine(opts.engine);
   const filter = globFilter(pattern);
   const files: string[] = [];
@@ -60,13 +76,24 @@ export async function globFiles(
         },
       },
     );
-    if (outcome.code === 2 && files.length === 0) {
+    const problems = outcome.stderr.split("\n").filter((line) => line.trim() !== "");
+    const readErrors = problems.length > 0 && problems.every((l) => /\(os error \d+\)/.test(l));
+    if (outcome.code === 2 && files.length === 0 && !readErrors) {
       return { ok: false, error: outcome.stderr || "ripgrep failed" };
     }
-    return { ok: true, files };
+    return {
+      ok: true,
+      files,
+      unreadable: outcome.code === 2 ? unreadableNote(problems) : undefined,
+    };
   }
-  for await (const file of walkFiles(dir, { signal: opts.signal, filter })) files.push(file.rel);
-  return { ok: true, files };
+  const skipped: string[] = [];
+  const onUnreadable = (path: string, error: unknown) =>
+    skipped.push(`${toPosix(relative(dir, path)) || "."}: ${errorReason(error)}`);
+  for await (const file of walkFiles(dir, { signal: opts.signal, filter, onUnreadable })) {
+    files.push(file.rel);
+  }
+  return { ok: true, files, unreadable: unreadableNote(skipped) };
 }
 
 /** Runs `glob` with a chosen engine; the registered tool uses the default. */
@@ -82,6 +109,7 @@ export async function runGlob(
     if (!info.isDirectory) {
       return fail(`${shown} is not a directory. Give a directory as path, or omit it.`);
     }
+    await checkSearchDir(dir);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       return fail(`Directory not found: ${shown}. Check the path with ls.`);
@@ -99,8 +127,9 @@ export async function runGlob(
   if (!outcome.ok) {
     return fail(`Invalid glob pattern ${JSON.stringify(args.pattern)}: ${outcome.error}`);
   }
+  const note = outcome.unreadable ? `\n${outcome.unreadable}` : "";
   if (outcome.files.length === 0) {
-    return { content: `No files match ${JSON.stringify(args.pattern)} in ${shown}.` };
+    return { content: `No files match ${JSON.stringify(args.pattern)} in ${shown}.${note}` };
   }
   const sorted = await sortNewestFirst(outcome.files, (file) => join(dir, file));
   const lines = sorted.slice(0, MAX_GLOB_RESULTS);
@@ -110,7 +139,7 @@ export async function runGlob(
       `[... ${sorted.length - MAX_GLOB_RESULTS} more files omitted; narrow the pattern or path]`,
     );
   }
-  return { content: lines.join("\n") };
+  return { content: lines.join("\n") + note };
 }
 
 /** The `glob` tool. */

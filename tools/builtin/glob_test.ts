@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { findExecutable } from "./fs_util.ts";
 import { globFiles, globTool, MAX_GLOB_RESULTS, runGlob } from "./glob.ts";
+import { grepTool, runGrep } from "./grep.ts";
 import type { SearchEngine } from "./ripgrep.ts";
 import { VISIBLE_FILES, writeSearchFixture } from "./search_fixture.ts";
 import { callTool, createTestWorkspace } from "./test_context.ts";
@@ -134,10 +135,94 @@ Deno.test("glob reports no match as a plain result and bad paths as errors", asy
   assert.match(file.content, /is not a directory/);
 });
 
+for (const engine of engines) {
+  Deno.test(`glob (${engine}) reports an unclosed bracket or brace as an invalid pattern`, async () => {
+    await using ws = await createTestWorkspace();
+    await ws.write("a.txt", "");
+    for (const pattern of ["a[", "{a,b", "{a,{b,c}}", "[z-a]", "a\\"]) {
+      const result = await runGlob({ pattern }, ws.ctx, { engine });
+      assert.equal(result.isError, true, pattern);
+      assert.match(result.content, /^Invalid glob pattern /, pattern);
+    }
+    // Valid corner cases stay valid.
+    for (const pattern of ["[]a]", "a}", "[!]a]*", "{}"]) {
+      const result = await runGlob({ pattern }, ws.ctx, { engine });
+      assert.equal(result.isError, undefined, pattern);
+    }
+  });
+
+  Deno.test(`glob (${engine}) treats [!a] in ignore files and patterns as a negated class`, async () => {
+    await using ws = await createTestWorkspace();
+    await Deno.mkdir(ws.path(".git"));
+    for (const name of ["a.md", "b.md", "c.md", "a.txt", "b.txt"]) await ws.write(name, "");
+    await ws.write(".gitignore", "[!a]*.md\n");
+    assert.deepEqual(await files(ws.root, "*.md", engine), ["a.md"]);
+    assert.deepEqual(await files(ws.root, "[!a]*.txt", engine), ["b.txt"]);
+  });
+}
+
+Deno.test({
+  name: "glob (builtin) notes directories it cannot list instead of skipping them silently",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using ws = await createTestWorkspace();
+    await ws.write("ok.txt", "");
+    // Deno reads non-UTF-8 names lossily, so the built-in walker cannot open this directory.
+    const made = await new Deno.Command("bash", {
+      args: [
+        "-c",
+        'mkdir "$1$(printf "\\377")" && touch "$1$(printf "\\377")/x.txt"',
+        "_",
+        `${ws.root}/bad`,
+      ],
+    }).output();
+    assert.ok(made.success);
+    const result = await runGlob({ pattern: "*.txt" }, ws.ctx, { engine: "builtin" });
+    assert.match(result.content, /^ok\.txt\n\[a path could not be read, so results may be /);
+    assert.match(result.content, /bad\uFFFD: No such file or directory\]$/);
+  },
+});
+
 Deno.test("glob declares a Glob access for its directory", () => {
   assert.deepEqual(globTool.access?.({ pattern: "*" }), { rule: "Glob", reads: ["."] });
   assert.deepEqual(globTool.access?.({ pattern: "*", path: "src" }), {
     rule: "Glob",
     reads: ["src"],
   });
+});
+
+Deno.test({
+  name: "glob and grep note unreadable directories and refuse an unreadable path",
+  // Permission bits do not stop root.
+  ignore: Deno.build.os === "windows" || Deno.uid() === 0,
+  async fn() {
+    await using ws = await createTestWorkspace();
+    await ws.write("tree/ok.txt", "needle\n");
+    await ws.write("tree/locked/x.txt", "needle\n");
+    await ws.write("tree/closed.txt", "needle\n");
+    await Deno.chmod(ws.path("tree/closed.txt"), 0);
+    await Deno.chmod(ws.path("tree/locked"), 0);
+    try {
+      for (const engine of engines) {
+        const listed = await runGlob({ pattern: "*.txt", path: "tree" }, ws.ctx, { engine });
+        assert.match(listed.content, /\nok\.txt\n\[a path could not be read, so results may /);
+        assert.match(listed.content, /locked: Permission denied/);
+        const locked = await runGlob({ pattern: "*", path: "tree/locked" }, ws.ctx, { engine });
+        assert.equal(locked.isError, true, engine);
+        assert.match(locked.content, /Cannot search tree\/locked: permission denied/);
+        const grep = (args: Record<string, unknown>) => {
+          const parsed = grepTool.parse!(args);
+          assert.ok(parsed.ok);
+          return runGrep(parsed.value as Parameters<typeof runGrep>[0], ws.ctx, { engine });
+        };
+        const found = await grep({ pattern: "needle", path: "tree" });
+        assert.match(found.content, /^tree\/ok\.txt\n\[some paths could not be read/, engine);
+        const closed = await grep({ pattern: "needle", path: "tree/closed.txt" });
+        assert.equal(closed.isError, true, engine);
+        assert.match(closed.content, /Cannot search tree\/closed\.txt: permission denied/);
+      }
+    } finally {
+      await Deno.chmod(ws.path("tree/locked"), 0o755);
+    }
+  },
 });

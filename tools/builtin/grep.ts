@@ -10,16 +10,31 @@ import { defineTool } from "../define.ts";
 import { displayPath, resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
 import type { Tool, ToolContext, ToolResult } from "../types.ts";
-import { fsErrorMessage, sortNewestFirst } from "./fs_util.ts";
-import { type ResolvedEngine, resolveEngine, runRipgrep, type SearchOptions } from "./ripgrep.ts";
-import { type GlobFilter, globFilter, walkFiles } from "./walk.ts";
+import { clipLine, fsErrorMessage, sortNewestFirst, specialFileKind } from "./fs_util.ts";
+import {
+  type FileMatch,
+  type LineHit,
+  LineMatcher,
+  MatchBudgetError,
+  MAX_BUILTIN_FILE_BYTES,
+} from "./line_matcher.ts";
+import {
+  checkSearchDir,
+  errorReason,
+  type ResolvedEngine,
+  resolveEngine,
+  runRipgrep,
+  type SearchOptions,
+  unreadableNote,
+} from "./ripgrep.ts";
+import { type GlobFilter, globFilter, globSyntaxError, walkFiles } from "./walk.ts";
+
+export type { LineHit };
 
 /** Default cap on output lines (content) or entries (other modes). */
 export const DEFAULT_HEAD_LIMIT = 250;
 /** Matched lines longer than this are cut in content mode. */
 export const MAX_GREP_LINE_CHARS = 500;
-/** The built-in engine skips larger files. */
-const MAX_BUILTIN_FILE_BYTES = 64 * 1024 * 1024;
 
 const input = z.object({
   pattern: z.string().min(1).describe(
@@ -44,24 +59,12 @@ const input = z.object({
 
 type Args = z.infer<typeof input>;
 
-/** One line of a content-mode result. */
-export interface LineHit {
-  line: number;
-  text: string;
-  /** True for a matching line, false for a context line. */
-  match: boolean;
-}
-
 function fail(content: string): ToolResult {
   return { content, isError: true };
 }
 
 function clip(text: string): string {
-  return text.length > MAX_GREP_LINE_CHARS
-    ? `${text.slice(0, MAX_GREP_LINE_CHARS)} [... ${
-      text.length - MAX_GREP_LINE_CHARS
-    } more characters]`
-    : text;
+  return clipLine(text, MAX_GREP_LINE_CHARS);
 }
 
 /** Formats content-mode hits as `path:line:text` / `path-line-text`, groups split by `--`. */
@@ -100,7 +103,14 @@ type Found =
   | { mode: "files_with_matches"; files: string[] }
   | { mode: "count"; counts: [string, number][] };
 
-type SearchOutcome = { ok: true; found: Found } | { ok: false; error: string };
+type SearchOutcome =
+  | {
+    ok: true;
+    found: Found;
+    /** A note on paths that could not be read, so the results may be incomplete. */
+    unreadable?: string;
+  }
+  | { ok: false; error: string };
 
 /** The line text from a ripgrep JSON `{text}` / `{bytes}` field. */
 function rgText(field: { text?: string; bytes?: string } | undefined): string {
@@ -187,13 +197,22 @@ async function searchRipgrep(
   } else {
     const counts: [string, number][] = [];
     found = { mode: "count", counts };
+    // Records are `path\0count\n`; split at the NULs, since a path may contain `\n`: each
+    // piece after the first is `count\n` followed by the next path.
+    let path: string | undefined;
     outcome = await runRipgrep(rg, ["--count", "--null", ...flags, ...tail], {
       ...base,
-      separator: "\n",
+      separator: "\0",
       onRecord: (record) => {
-        const at = record.lastIndexOf("\0");
-        const path = at === -1 ? undefined : locate(record.slice(0, at));
-        if (path !== undefined) counts.push([path, Number(record.slice(at + 1))]);
+        if (path === undefined) {
+          path = record;
+          return;
+        }
+        const eol = record.indexOf("\n");
+        const count = Number(eol === -1 ? record : record.slice(0, eol));
+        const located = locate(path);
+        if (located !== undefined) counts.push([located, count]);
+        path = eol === -1 || eol === record.length - 1 ? undefined : record.slice(eol + 1);
       },
     });
   }
@@ -202,8 +221,19 @@ async function searchRipgrep(
     : found.mode === "files_with_matches"
     ? found.files.length === 0
     : found.counts.length === 0;
-  if (outcome.code === 2 && empty) return { ok: false, error: outcome.stderr || "ripgrep failed" };
-  return { ok: true, found };
+  if (outcome.code === 2 && empty && !isReadError(outcome.stderr)) {
+    return { ok: false, error: outcome.stderr || "ripgrep failed" };
+  }
+  const unreadable = outcome.code === 2 && outcome.stderr
+    ? unreadableNote(outcome.stderr.split("\n").filter((l) => l.trim() !== ""))
+    : undefined;
+  return { ok: true, found, unreadable };
+}
+
+/** Whether ripgrep's stderr reports only unreadable paths (not a pattern error). */
+function isReadError(stderr: string): boolean {
+  const lines = stderr.split("\n").filter((line) => line.trim() !== "");
+  return lines.length > 0 && lines.every((line) => /\(os error \d+\)/.test(line));
 }
 
 /** Compiles the pattern for the built-in engine, accepting a leading `(?i)` like Rust. */
@@ -226,21 +256,6 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp | string {
   }
 }
 
-/** Decodes a file for searching, or undefined for binary and oversized files. */
-async function readSearchable(path: string): Promise<string | undefined> {
-  try {
-    const info = await Deno.stat(path);
-    if (info.size > MAX_BUILTIN_FILE_BYTES) return undefined;
-    const bytes = await Deno.readFile(path);
-    if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes);
-    if (bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder("utf-16be").decode(bytes);
-    if (bytes.includes(0)) return undefined;
-    return new TextDecoder().decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether a file's first 8 KiB hold a NUL byte (UTF-16 with a byte-order mark is text). */
 async function looksBinary(path: string): Promise<boolean> {
   try {
@@ -257,68 +272,72 @@ async function looksBinary(path: string): Promise<boolean> {
   }
 }
 
-function splitLines(text: string): string[] {
-  const lines = text.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines.map((line) => line.endsWith("\r") ? line.slice(0, -1) : line);
-}
-
-/** Matching lines of one file plus `context` lines around each, in line order. */
-function hitsOf(lines: string[], regex: RegExp, context: number): LineHit[] {
-  const matches = new Set<number>();
-  for (let i = 0; i < lines.length; i++) if (regex.test(lines[i])) matches.add(i);
-  if (matches.size === 0) return [];
-  const shown = new Set<number>(matches);
-  if (context > 0) {
-    for (const i of matches) {
-      for (let j = Math.max(0, i - context); j <= Math.min(lines.length - 1, i + context); j++) {
-        shown.add(j);
-      }
-    }
-  }
-  return [...shown].sort((a, b) => a - b).map((i) => ({
-    line: i + 1,
-    text: lines[i],
-    match: matches.has(i),
-  }));
-}
-
-async function searchBuiltin(args: Args, target: Target, ctx: ToolContext): Promise<SearchOutcome> {
+async function searchBuiltin(
+  args: Args,
+  target: Target,
+  ctx: ToolContext,
+  opts: SearchOptions,
+): Promise<SearchOutcome> {
   const regex = compilePattern(args.pattern, args.ignore_case);
   if (typeof regex === "string") return { ok: false, error: regex };
   const collector = new ContentCollector(ctx.root, args.head_limit, args.context);
   const files: string[] = [];
   const counts: [string, number][] = [];
+  const skipped: string[] = [];
   const paths = target.isDir
     ? (async function* () {
       const filter: GlobFilter | undefined = args.glob === undefined
         ? undefined
         : globFilter(args.glob);
-      for await (const file of walkFiles(target.path, { signal: ctx.signal, filter })) {
+      const onUnreadable = (path: string, error: unknown) =>
+        skipped.push(`${displayPath(ctx.root, path)}: ${errorReason(error)}`);
+      for await (
+        const file of walkFiles(target.path, { signal: ctx.signal, filter, onUnreadable })
+      ) {
         yield file.path;
       }
     })()
     : [target.path];
-  for await (const path of paths) {
-    const text = await readSearchable(path);
-    if (text === undefined) continue;
-    const lines = splitLines(text);
-    if (args.output_mode === "files_with_matches") {
-      if (lines.some((line) => regex.test(line))) files.push(path);
-    } else if (args.output_mode === "count") {
-      const n = lines.filter((line) => regex.test(line)).length;
-      if (n > 0) counts.push([path, n]);
-    } else {
-      const hits = hitsOf(lines, regex, args.context);
-      if (hits.length > 0 && !collector.add(path, hits)) break;
+  using matcher = new LineMatcher({
+    source: regex.source,
+    flags: regex.flags,
+    mode: args.output_mode,
+    context: args.context,
+    signal: ctx.signal,
+    budgetMs: opts.fileBudgetMs,
+  });
+  const queue: { path: string; result: Promise<FileMatch> }[] = [];
+  /** Records one file's outcome; false once content output is full. */
+  const take = (path: string, result: FileMatch): boolean => {
+    if (result.kind === "unreadable") {
+      skipped.push(`${displayPath(ctx.root, path)}: ${errorReason(result.error)}`);
+    } else if (result.kind === "matched" && result.matched) files.push(path);
+    else if (result.kind === "count" && result.count > 0) counts.push([path, result.count]);
+    else if (result.kind === "hits" && result.hits.length > 0) {
+      return collector.add(path, result.hits);
     }
+    return true;
+  };
+  let more = true;
+  for await (const path of paths) {
+    // Content mode needs no more matching lines than fit, plus one to know output was cut.
+    queue.push({ path, result: matcher.match(path, args.head_limit + 1) });
+    if (!matcher.ready) {
+      const head = queue.shift()!;
+      more = take(head.path, await head.result);
+      if (!more) break;
+    }
+  }
+  while (more && queue.length > 0) {
+    const head = queue.shift()!;
+    more = take(head.path, await head.result);
   }
   const found: Found = args.output_mode === "content"
     ? { mode: "content", collector }
     : args.output_mode === "files_with_matches"
     ? { mode: "files_with_matches", files }
     : { mode: "count", counts };
-  return { ok: true, found };
+  return { ok: true, found, unreadable: unreadableNote(skipped) };
 }
 
 /** Orders paths the way a sorted directory walk visits them: segment by segment. */
@@ -373,10 +392,23 @@ export async function runGrep(
 ): Promise<ToolResult> {
   const shown = args.path ?? ".";
   const path = resolveToolPath(ctx.root, shown);
+  const globError = args.glob === undefined ? undefined : globSyntaxError(args.glob);
+  if (globError) {
+    return fail(`Invalid glob ${JSON.stringify(args.glob)}: ${globError}. Fix the glob argument.`);
+  }
   let target: Target;
   try {
     const info = await Deno.stat(path);
+    if (!info.isDirectory && !info.isFile) {
+      // Opening a FIFO blocks until a writer appears; a device may never end.
+      return fail(
+        `Cannot search ${shown}: it is ${specialFileKind(info)}, not a regular file or ` +
+          "directory.",
+      );
+    }
     target = { path, isDir: info.isDirectory, size: info.size };
+    if (target.isDir) await checkSearchDir(path);
+    else (await Deno.open(path, { read: true })).close();
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
       return fail(`Path not found: ${shown}. Check it with ls or glob.`);
@@ -399,9 +431,18 @@ export async function runGrep(
   try {
     outcome = engine.kind === "ripgrep"
       ? await searchRipgrep(engine.rg, args, target, ctx)
-      : await searchBuiltin(args, target, ctx);
+      : await searchBuiltin(args, target, ctx, opts);
   } catch (error) {
     if (ctx.signal.aborted) return fail("grep was cancelled.");
+    if (error instanceof MatchBudgetError) {
+      return fail(
+        `grep stopped: matching ${displayPath(ctx.root, error.path)} took longer than ` +
+          `${error.budgetMs / 1000}s. ripgrep is not available, and the built-in engine uses ` +
+          "JavaScript regular expressions, which backtrack: nested quantifiers like (a+)+ or " +
+          "several .* on long lines can take exponential time. Simplify the pattern, or narrow " +
+          "path or glob to skip that file.",
+      );
+    }
     return fail(`grep failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   if (ctx.signal.aborted) return fail("grep was cancelled.");
@@ -412,10 +453,11 @@ export async function runGrep(
     );
   }
   const text = await format(outcome.found, args, ctx.root);
+  const note = outcome.unreadable ? `\n${outcome.unreadable}` : "";
   if (text === undefined) {
-    return { content: `No matches for ${JSON.stringify(args.pattern)} in ${shown}.` };
+    return { content: `No matches for ${JSON.stringify(args.pattern)} in ${shown}.${note}` };
   }
-  return { content: text };
+  return { content: text + note };
 }
 
 /** The `grep` tool. */

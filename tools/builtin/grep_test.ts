@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { findExecutable } from "./fs_util.ts";
 import { grepTool, runGrep } from "./grep.ts";
-import type { SearchEngine } from "./ripgrep.ts";
+import type { SearchEngine, SearchOptions } from "./ripgrep.ts";
 import { writeSearchFixture } from "./search_fixture.ts";
-import { callTool, createTestWorkspace, type TestWorkspace } from "./test_context.ts";
+import { callTool, createTestWorkspace, type TestWorkspace, within } from "./test_context.ts";
 
 const hasRipgrep = (await findExecutable("rg")) !== undefined;
 const engines: SearchEngine[] = hasRipgrep ? ["ripgrep", "builtin"] : ["builtin"];
@@ -13,10 +13,12 @@ async function grep(
   ws: TestWorkspace,
   args: Record<string, unknown>,
   engine: SearchEngine,
+  opts: SearchOptions & { signal?: AbortSignal } = {},
 ): Promise<{ content: string; isError?: boolean }> {
   const parsed = grepTool.parse!(args);
   assert.ok(parsed.ok);
-  return await runGrep(parsed.value as Parameters<typeof runGrep>[0], ws.ctx, { engine });
+  const ctx = opts.signal ? ws.context({ signal: opts.signal }) : ws.ctx;
+  return await runGrep(parsed.value as Parameters<typeof runGrep>[0], ctx, { ...opts, engine });
 }
 
 for (const engine of engines) {
@@ -143,6 +145,94 @@ for (const engine of engines) {
     assert.match(files.content, /\[\.\.\. 3 more files omitted/);
   });
 }
+
+for (const engine of engines) {
+  Deno.test(`grep (${engine}) refuses a FIFO path instead of blocking`, async () => {
+    await using ws = await createTestWorkspace();
+    if (!(await ws.fifo("pipe"))) return;
+    const result = await within(grep(ws, { pattern: "x", path: "pipe" }, engine), 5000, "grep");
+    assert.equal(result.isError, true);
+    assert.match(result.content, /Cannot search pipe: it is a FIFO \(named pipe\)/);
+  });
+
+  Deno.test(`grep (${engine}) reports an invalid glob argument instead of matching nothing`, async () => {
+    await using ws = await createTestWorkspace();
+    await ws.write("a.txt", "needle\n");
+    for (const glob of ["a[", "{a,b", "{a,{b}}", "[z-a].txt"]) {
+      const result = await grep(ws, { pattern: "needle", glob }, engine);
+      assert.equal(result.isError, true, glob);
+      assert.match(result.content, /^Invalid glob /, glob);
+      assert.doesNotMatch(result.content, /regular expression/, "the pattern is not blamed");
+    }
+  });
+
+  Deno.test({
+    name: `grep (${engine}) counts files whose names contain a newline`,
+    ignore: Deno.build.os === "windows",
+    async fn() {
+      await using ws = await createTestWorkspace();
+      await ws.write("new\nline.txt", "hit\nhit\n");
+      await ws.write("b.txt", "hit\n");
+      const result = await grep(ws, { pattern: "hit", output_mode: "count" }, engine);
+      assert.equal(result.content, "b.txt:1\nnew\nline.txt:2");
+    },
+  });
+
+  Deno.test(`grep (${engine}) cuts long lines between characters`, async () => {
+    await using ws = await createTestWorkspace();
+    await ws.write("e.txt", `a${"😀".repeat(400)} needle\n`);
+    const result = await grep(ws, { pattern: "needle", output_mode: "content" }, engine);
+    assert.ok(result.content.isWellFormed(), "no unpaired surrogate");
+    assert.equal(result.content, `e.txt:1:a${"😀".repeat(249)} [... 158 more characters]`);
+  });
+}
+
+Deno.test("grep (builtin) stops a catastrophically backtracking pattern at its time budget", async () => {
+  await using ws = await createTestWorkspace();
+  // (a+)+$ backtracks exponentially on a's followed by another character (~1 s here).
+  await ws.write("slow.txt", `${"a".repeat(24)}!\n`);
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 20);
+  try {
+    const result = await grep(ws, { pattern: "(a+)+$" }, "builtin", { fileBudgetMs: 200 });
+    assert.equal(result.isError, true);
+    assert.match(result.content, /^grep stopped: matching slow\.txt took longer than 0\.2s/);
+    assert.match(result.content, /Simplify the pattern/);
+    assert.ok(ticks >= 3, "the event loop kept running during the match");
+  } finally {
+    clearInterval(ticker);
+  }
+});
+
+Deno.test("grep (builtin) returns promptly when cancelled during a slow match", async () => {
+  await using ws = await createTestWorkspace();
+  await ws.write("slow.txt", `${"a".repeat(25)}!\n`);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 100);
+  const started = Date.now();
+  const result = await grep(ws, { pattern: "(a+)+$" }, "builtin", { signal: controller.signal });
+  assert.equal(result.content, "grep was cancelled.");
+  assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+});
+
+Deno.test({
+  name: "grep (builtin) notes files it cannot open instead of skipping them silently",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    await using ws = await createTestWorkspace();
+    await ws.write("ok.txt", "needle\n");
+    // Deno reads non-UTF-8 names lossily, so the built-in engine cannot open this file.
+    const bad = new TextEncoder().encode(`${ws.root}/bad`);
+    const name = new Uint8Array([...bad, 0xff, ...new TextEncoder().encode(".txt")]);
+    const created = await new Deno.Command("bash", {
+      args: ["-c", 'printf "needle\\n" > "$1$(printf "\\377").txt"', "_", `${ws.root}/bad`],
+    }).output();
+    assert.ok(created.success && name.length > 0);
+    const result = await grep(ws, { pattern: "needle" }, "builtin");
+    assert.match(result.content, /^ok\.txt\n\[a path could not be read, so results may be /);
+    assert.match(result.content, /bad\uFFFD\.txt: No such file or directory\]$/);
+  },
+});
 
 Deno.test({
   name: "grep gives the same output with ripgrep and the built-in engine",

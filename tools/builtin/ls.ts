@@ -11,6 +11,7 @@ import { resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
 import type { Tool, ToolResult } from "../types.ts";
 import { formatSize, fsErrorMessage } from "./fs_util.ts";
+import { bangClasses } from "./walk.ts";
 
 /** Entries beyond this are omitted with a note. */
 export const MAX_LS_ENTRIES = 1000;
@@ -62,7 +63,9 @@ export const lsTool: Tool = defineTool({
   async run(args, ctx) {
     const shown = args.path ?? ".";
     const dir = resolveToolPath(ctx.root, shown);
-    const skip = args.ignore?.length ? picomatch(args.ignore, { dot: true }) : undefined;
+    const skip = args.ignore?.length
+      ? picomatch(args.ignore.map(bangClasses), { dot: true })
+      : undefined;
     const rows: Row[] = [];
     try {
       const info = await Deno.stat(dir);

@@ -58,3 +58,10 @@ Deno.test("ls explains empty, missing and non-directory paths", async () => {
 Deno.test("ls declares an LS access for its directory", () => {
   assert.deepEqual(lsTool.access?.({}), { rule: "LS", reads: ["."] });
 });
+
+Deno.test("ls ignore globs treat [!a] as a negated class", async () => {
+  await using ws = await createTestWorkspace();
+  for (const name of ["a.log", "b.log", "c.txt"]) await ws.write(name, "");
+  const result = await callTool(lsTool, { ignore: ["[!a]*.log"] }, ws.ctx);
+  assert.equal(result.content, "a.log  0 B\nc.txt  0 B");
+});

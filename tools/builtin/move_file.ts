@@ -9,7 +9,7 @@ import { defineTool } from "../define.ts";
 import { isWithin, resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
 import type { Tool, ToolResult } from "../types.ts";
-import { fsErrorMessage } from "./fs_util.ts";
+import { fsErrorMessage, specialFileKind } from "./fs_util.ts";
 
 const input = z.object({
   source: z.string().min(1).describe(
@@ -45,8 +45,14 @@ async function copyTree(from: string, to: string, signal: AbortSignal): Promise<
     for await (const entry of Deno.readDir(from)) {
       await copyTree(join(from, entry.name), join(to, entry.name), signal);
     }
-  } else {
+  } else if (info.isFile) {
     await Deno.copyFile(from, to);
+  } else {
+    // Copying a FIFO's or device's content would block or never end.
+    throw new Error(
+      `${from} is ${specialFileKind(info)}, which cannot be copied to another file system; ` +
+        "move it with bash (mv) instead",
+    );
   }
 }
 
@@ -68,7 +74,39 @@ export async function copyThenRemove(
     await Deno.remove(temp, { recursive: true }).catch(() => {});
     throw error;
   }
-  await Deno.remove(from, { recursive: true });
+  try {
+    await Deno.remove(from, { recursive: true });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `the copy at ${to} is complete, but removing the source failed (${reason}); part of ` +
+        `${from} may remain, so remove it yourself`,
+    );
+  }
+}
+
+/**
+ * Where `path` lands after following every symlink among its existing components: the real
+ * path of its deepest existing ancestor, then the missing rest. The last component itself is
+ * followed only when `followLast` is set (a rename moves a link, not its target).
+ */
+async function landingPath(path: string, followLast: boolean): Promise<string> {
+  const rest: string[] = [];
+  let current = path;
+  if (!followLast) {
+    rest.push(basename(current));
+    current = dirname(current);
+  }
+  while (true) {
+    try {
+      return join(await Deno.realPath(current), ...rest.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return path;
+      rest.push(basename(current));
+      current = parent;
+    }
+  }
 }
 
 function isCrossDevice(error: unknown): boolean {
@@ -94,10 +132,32 @@ export const moveFileTool: Tool = defineTool({
         return fail(`Cannot move ${source}: it does not exist. Check the path with ls or glob.`);
       }
       if (from === to) return fail("source and destination are the same path; nothing to do.");
-      if (fromInfo.isDirectory && isWithin(from, to)) {
+      const realFrom = await landingPath(from, false);
+      const realTo = await landingPath(to, false);
+      if (isWithin(realFrom, ctx.root) || isWithin(from, ctx.root)) {
+        return fail(
+          `Cannot move ${source}: it is the workspace root or contains it (${ctx.root}). Move ` +
+            "files and folders inside it instead.",
+        );
+      }
+      if (realFrom === realTo) {
+        return fail(
+          `source and destination are the same path (${destination} reaches ${source} through ` +
+            "a symlinked folder); nothing to do.",
+        );
+      }
+      if (fromInfo.isDirectory && (isWithin(from, to) || isWithin(realFrom, realTo))) {
         return fail(`Cannot move directory ${source} into itself (${destination}).`);
       }
-      const toInfo = await lstatOrUndefined(to);
+      let toInfo: Deno.FileInfo | undefined;
+      try {
+        toInfo = await lstatOrUndefined(to);
+      } catch (error) {
+        return fail(
+          `Cannot move ${source} to ${destination}: ${fsErrorMessage(error, destination)}. ` +
+            "Check the destination path.",
+        );
+      }
       if (toInfo) {
         if (toInfo.isDirectory) {
           return fail(
@@ -114,8 +174,23 @@ export const moveFileTool: Tool = defineTool({
         if (fromInfo.isDirectory) {
           return fail(`Cannot replace file ${destination} with directory ${source}.`);
         }
+        if (fromInfo.ino !== null && fromInfo.ino === toInfo.ino && fromInfo.dev === toInfo.dev) {
+          // rename(2) between two links to one file succeeds without doing anything.
+          return fail(
+            `${source} and ${destination} are hard links to the same file, so moving would ` +
+              `change nothing. To keep only ${destination}, delete ${source} with bash (rm).`,
+          );
+        }
       }
-      await Deno.mkdir(dirname(to), { recursive: true });
+      try {
+        await Deno.mkdir(dirname(to), { recursive: true });
+      } catch (error) {
+        const folder = dirname(destination);
+        return fail(
+          `Cannot move ${source} to ${destination}: cannot create its folder: ` +
+            `${fsErrorMessage(error, folder)}. Check the destination path.`,
+        );
+      }
       try {
         await Deno.rename(from, to);
       } catch (error) {
@@ -125,7 +200,15 @@ export const moveFileTool: Tool = defineTool({
       const replaced = toInfo ? " (replaced the existing file)" : "";
       return { content: `Moved ${source} to ${destination}${replaced}`, meta: { from, to } };
     } catch (error) {
-      return fail(`Cannot move ${source} to ${destination}: ${fsErrorMessage(error, source)}.`);
+      if (ctx.signal.aborted) {
+        return fail(`Moving ${source} was cancelled; ${source} was not moved.`);
+      }
+      const reason = error instanceof Deno.errors.PermissionDenied
+        ? `permission denied (check write access to the folders of ${source} and ${destination})`
+        : error instanceof Error && error.constructor === Error
+        ? error.message
+        : fsErrorMessage(error, source);
+      return fail(`Cannot move ${source} to ${destination}: ${reason}.`);
     }
   },
 });

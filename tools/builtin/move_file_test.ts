@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { moveFileTool } from "./move_file.ts";
-import { callTool, createTestWorkspace } from "./test_context.ts";
+import { copyThenRemove, moveFileTool } from "./move_file.ts";
+import { callTool, createTestWorkspace, within } from "./test_context.ts";
 
 async function exists(path: string): Promise<boolean> {
   return await Deno.lstat(path).then(() => true, () => false);
@@ -129,4 +129,87 @@ Deno.test("move_file declares Edit access to both ends", () => {
     moveFileTool.access?.({ source: "a", destination: "b", overwrite: false }),
     { rule: "Edit", writes: ["a", "b"] },
   );
+});
+
+Deno.test("move_file refuses to move the workspace root or a folder containing it", async () => {
+  await using ws = await createTestWorkspace();
+  await ws.write("a.txt", "a");
+  for (const source of [".", "..", ws.root]) {
+    const result = await callTool(
+      moveFileTool,
+      { source, destination: join(ws.root, "..", "elsewhere") },
+      ws.ctx,
+    );
+    assert.equal(result.isError, true, source);
+    assert.match(result.content, /is the workspace root or contains it/);
+  }
+  assert.equal(await ws.read("a.txt"), "a", "the workspace is still in place");
+});
+
+Deno.test({
+  name: "move_file onto the same file through a symlinked folder or a hard link is refused",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    await using ws = await createTestWorkspace();
+    await ws.write("real/c.txt", "c");
+    await Deno.symlink("real", ws.path("alias"));
+    const same = await callTool(
+      moveFileTool,
+      { source: "real/c.txt", destination: "alias/c.txt", overwrite: true },
+      ws.ctx,
+    );
+    assert.equal(same.isError, true);
+    assert.match(same.content, /same path \(alias\/c\.txt reaches real\/c\.txt/);
+    await ws.write("h1", "h");
+    await Deno.link(ws.path("h1"), ws.path("h2"));
+    // rename(2) between two links to one file "succeeds" and changes nothing.
+    const linked = await callTool(
+      moveFileTool,
+      { source: "h1", destination: "h2", overwrite: true },
+      ws.ctx,
+    );
+    assert.equal(linked.isError, true);
+    assert.match(linked.content, /h1 and h2 are hard links to the same file/);
+    assert.ok(await exists(ws.path("h1")) && await exists(ws.path("h2")));
+  },
+});
+
+Deno.test({
+  name: "move_file refuses moving a directory into itself through a symlink",
+  ignore: Deno.build.os === "windows",
+  async fn() {
+    await using ws = await createTestWorkspace();
+    await ws.write("d/sub/f.txt", "f");
+    await Deno.symlink(ws.path("d/sub"), ws.path("inside"));
+    const result = await callTool(moveFileTool, { source: "d", destination: "inside/d2" }, ws.ctx);
+    assert.equal(result.isError, true);
+    assert.equal(result.content, "Cannot move directory d into itself (inside/d2).");
+    assert.equal(await ws.read("d/sub/f.txt"), "f");
+  },
+});
+
+Deno.test("move_file names the destination when its parent is a file", async () => {
+  await using ws = await createTestWorkspace();
+  await ws.write("a.txt", "a");
+  await ws.write("file.txt", "f");
+  const result = await callTool(
+    moveFileTool,
+    { source: "a.txt", destination: "file.txt/a.txt" },
+    ws.ctx,
+  );
+  assert.equal(result.isError, true);
+  assert.match(result.content, /a component of file\.txt\/a\.txt is not a directory/);
+  assert.equal(await ws.read("a.txt"), "a");
+});
+
+Deno.test("copyThenRemove refuses a FIFO instead of blocking and keeps the source", async () => {
+  await using ws = await createTestWorkspace();
+  await ws.write("tree/a.txt", "a");
+  if (!(await ws.fifo("tree/pipe"))) return;
+  // Copying a FIFO's content blocks until a writer appears, which may be never.
+  const copy = copyThenRemove(ws.path("tree"), ws.path("moved"), { signal: ws.ctx.signal });
+  await assert.rejects(within(copy, 5000, "copying a FIFO"), /a FIFO \(named pipe\)/);
+  assert.equal(await ws.read("tree/a.txt"), "a");
+  assert.ok((await Deno.lstat(ws.path("tree/pipe"))).isFifo);
+  assert.deepEqual([...Deno.readDirSync(ws.root)].map((e) => e.name), ["tree"], "no leftovers");
 });

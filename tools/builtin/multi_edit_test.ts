@@ -73,3 +73,21 @@ Deno.test("multi_edit declares an Edit access for its path", () => {
     { rule: "Edit", writes: ["a.txt"] },
   );
 });
+
+Deno.test("multi_edit whose edits cancel out reports it and does not rewrite the file", async () => {
+  await using ws = await createTestWorkspace();
+  const path = await ws.write("a.txt", "one\ntwo\n");
+  const before = await Deno.stat(path);
+  const result = await callTool(multiEditTool, {
+    path: "a.txt",
+    edits: [
+      { old_string: "one", new_string: "ONE" },
+      { old_string: "ONE", new_string: "one" },
+    ],
+  }, ws.ctx);
+  assert.equal(result.isError, true);
+  assert.match(result.content, /cancel each other out/);
+  const after = await Deno.stat(path);
+  assert.equal(after.ino, before.ino, "the file was not replaced");
+  assert.equal(await ws.read("a.txt"), "one\ntwo\n");
+});

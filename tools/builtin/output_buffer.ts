@@ -42,6 +42,11 @@ export class HeadTailBuffer {
     return this.#total;
   }
 
+  /** Bytes sent to the spill file (at most `spillMaxBytes`). */
+  get spilledBytes(): number {
+    return this.#spilled;
+  }
+
   /** Bytes neither in the head nor in the tail. */
   get omitted(): number {
     return this.#total - this.#headLength - this.#ringLength;

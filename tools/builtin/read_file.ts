@@ -9,7 +9,14 @@ import { defineTool } from "../define.ts";
 import { resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
 import type { Tool, ToolResult } from "../types.ts";
-import { formatSize, fsErrorMessage, MAX_TEXT_FILE_BYTES } from "./fs_util.ts";
+import {
+  charCount,
+  formatSize,
+  fsErrorMessage,
+  MAX_TEXT_FILE_BYTES,
+  sliceChars,
+  specialFileKind,
+} from "./fs_util.ts";
 
 /** Default number of lines in one window. */
 export const DEFAULT_READ_LIMIT = 2000;
@@ -74,8 +81,13 @@ class LineWindow {
   lastEmitted = 0;
   readonly out: string[] = [];
   #bytes = 0;
+  /** The start of the current line (at most MAX_LINE_CHARS + 1 UTF-16 units). */
   #current = "";
-  #currentLength = 0;
+  /** Length of the whole current line in UTF-16 units and in characters. */
+  #currentUnits = 0;
+  #currentChars = 0;
+  /** Whether the current line's last character so far is `\r`. */
+  #endsWithCr = false;
   /** Whether text follows the last line break (an unterminated final line). */
   #pending = false;
   /** Lines completed after the window was full. */
@@ -115,29 +127,36 @@ class LineWindow {
   }
 
   #append(piece: string): void {
+    if (piece.length === 0) return;
     if (this.#current.length <= MAX_LINE_CHARS) {
       this.#current += piece.slice(0, MAX_LINE_CHARS + 1 - this.#current.length);
     }
-    this.#currentLength += piece.length;
+    this.#currentUnits += piece.length;
+    this.#currentChars += charCount(piece);
+    this.#endsWithCr = piece.endsWith("\r");
   }
 
   #complete(): void {
     this.lineNo++;
     this.#pending = false;
     if (this.lineNo < this.offset) return;
-    let line = this.#current;
-    let length = this.#currentLength;
-    if (line.endsWith("\r") && length === line.length) {
-      line = line.slice(0, -1);
-      length--;
+    let units = this.#currentUnits;
+    let chars = this.#currentChars;
+    if (this.#endsWithCr) {
+      units--;
+      chars--;
     }
-    if (length > MAX_LINE_CHARS) {
-      line = `${line.slice(0, MAX_LINE_CHARS)} [... line truncated, ` +
-        `${length - MAX_LINE_CHARS} more characters]`;
+    let line = this.#current.slice(0, units);
+    if (units > MAX_LINE_CHARS) {
+      // Cut between characters: half a surrogate pair is not valid text for the provider.
+      const kept = sliceChars(line, MAX_LINE_CHARS);
+      line = `${kept} [... line truncated, ${chars - charCount(kept)} more characters]`;
     }
     const formatted = `${String(this.lineNo).padStart(6)}\t${line}`;
     this.#current = "";
-    this.#currentLength = 0;
+    this.#currentUnits = 0;
+    this.#currentChars = 0;
+    this.#endsWithCr = false;
     const size = utf8Length(formatted) + 1;
     if (this.out.length > 0 && this.#bytes + size > MAX_OUTPUT_BYTES) {
       // This line does not fit; it is counted as remaining instead.
@@ -179,7 +198,12 @@ export const readFileTool: Tool = defineTool({
     if (info.isDirectory) {
       return fail(`${shown} is a directory, not a file. Use ls to list its entries.`);
     }
-    if (!info.isFile) return fail(`Cannot read ${shown}: it is not a regular file.`);
+    if (!info.isFile) {
+      return fail(
+        `Cannot read ${shown}: it is ${specialFileKind(info)}, not a regular file; read_file ` +
+          "reads only regular files.",
+      );
+    }
     const windowed = args.offset !== undefined || args.limit !== undefined;
     if (info.size > MAX_TEXT_FILE_BYTES && !windowed) {
       return fail(

@@ -157,3 +157,25 @@ Deno.test("read_file refuses huge files without a window but reads a window of t
 Deno.test("read_file declares a Read access for its path", () => {
   assert.deepEqual(readFileTool.access?.({ path: "a.txt" }), { rule: "Read", reads: ["a.txt"] });
 });
+
+Deno.test("read_file cuts a long line between characters, never inside a surrogate pair", async () => {
+  await using ws = await createTestWorkspace();
+  // An odd prefix puts the 2000-unit cut in the middle of an emoji (two UTF-16 units).
+  await ws.write("emoji.txt", `a${"😀".repeat(3000)}\r\nnext\n`);
+  const result = await callTool(readFileTool, { path: "emoji.txt" }, ws.ctx);
+  assert.equal(result.isError, undefined);
+  assert.ok(result.content.isWellFormed(), "no unpaired surrogate is sent to the provider");
+  const [first, second] = result.content.split("\n");
+  assert.equal(first, `     1\ta${"😀".repeat(999)} [... line truncated, 2001 more characters]`);
+  assert.equal(second, "     2\tnext");
+});
+
+Deno.test("read_file names the kind of a non-regular file it refuses", async () => {
+  await using ws = await createTestWorkspace();
+  const fifo = await ws.fifo("pipe");
+  if (fifo) {
+    const result = await callTool(readFileTool, { path: "pipe" }, ws.ctx);
+    assert.equal(result.isError, true);
+    assert.match(result.content, /pipe: it is a FIFO \(named pipe\), not a regular file/);
+  }
+});

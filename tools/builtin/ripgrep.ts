@@ -16,6 +16,35 @@ export interface SearchOptions {
    * Forcing `ripgrep` without `rg` installed falls back to the built-in walker.
    */
   engine?: SearchEngine;
+  /** Built-in `grep` only: how long one file may take. Default 10 s. */
+  fileBudgetMs?: number;
+}
+
+/**
+ * Throws (e.g. `PermissionDenied`) unless directory `dir` can be listed and entered, so a
+ * search of an unreadable directory is an error instead of an empty result.
+ */
+export async function checkSearchDir(dir: string): Promise<void> {
+  for await (const _ of Deno.readDir(dir)) break;
+  await Deno.stat(`${dir}/.`);
+}
+
+/** The reason in a file-system error message, without the `(os error N): op 'path'` tail. */
+export function errorReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/ \(os error \d+\)(: .*)?$/s, "");
+}
+
+/**
+ * A note for results that skipped unreadable paths (`problems` holds one `path: error` line
+ * each), or undefined when there were none.
+ */
+export function unreadableNote(problems: string[]): string | undefined {
+  if (problems.length === 0) return undefined;
+  const shown = problems.slice(0, 3).map((p) => p.replace(/^rg: /, "").slice(0, 300));
+  const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : "";
+  return `[${problems.length === 1 ? "a path" : "some paths"} could not be read, so results ` +
+    `may be incomplete: ${shown.join("; ")}${more}]`;
 }
 
 /** A resolved engine. */
@@ -65,14 +94,21 @@ export async function runRipgrep(
   opts: RipgrepRunOptions,
 ): Promise<RipgrepOutcome> {
   const stop = new AbortController();
-  const child = new Deno.Command(rg, {
-    args: [...RG_COMMON_ARGS, ...args],
-    cwd: opts.cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.any([opts.signal, stop.signal]),
-  }).spawn();
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(rg, {
+      args: [...RG_COMMON_ARGS, ...args],
+      cwd: opts.cwd,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.any([opts.signal, stop.signal]),
+    }).spawn();
+  } catch (error) {
+    // Spawning fails when the directory cannot be entered; say so instead of blaming rg.
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot run ripgrep in ${opts.cwd}: ${reason}`);
+  }
   const stderrText = (async () => {
     let text = "";
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {

@@ -25,6 +25,8 @@ export interface TestWorkspace extends AsyncDisposable {
   read(rel: string): Promise<string>;
   /** A copy of `ctx` with some fields replaced. */
   context(overrides: Partial<ToolContext>): ToolContext;
+  /** Creates a FIFO (named pipe) with `mkfifo`; undefined where that is unavailable. */
+  fifo(rel: string): Promise<string | undefined>;
 }
 
 /** Options of {@linkcode createTestWorkspace}. */
@@ -64,6 +66,16 @@ export async function createTestWorkspace(
     },
     read: (rel) => Deno.readTextFile(join(root, rel)),
     context: (overrides) => ({ ...ctx, ...overrides }),
+    async fifo(rel) {
+      const path = join(root, rel);
+      await Deno.mkdir(dirname(path), { recursive: true });
+      try {
+        const { success } = await new Deno.Command("mkfifo", { args: [path] }).output();
+        return success ? path : undefined;
+      } catch {
+        return undefined;
+      }
+    },
     async [Symbol.asyncDispose]() {
       await Deno.remove(base, { recursive: true });
     },
@@ -78,4 +90,20 @@ export async function callTool(tool: Tool, args: unknown, ctx: ToolContext): Pro
   const parsed = tool.parse ? tool.parse(args) : { ok: true as const, value: args };
   if (!parsed.ok) throw new TypeError(`invalid arguments for ${tool.name}: ${parsed.error}`);
   return await tool.execute(parsed.value, ctx);
+}
+
+/**
+ * Resolves like `promise`, or rejects when it takes longer than `ms`, so a call that would
+ * block forever fails its test instead of hanging the run.
+ */
+export async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let id: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    id = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(id);
+  }
 }

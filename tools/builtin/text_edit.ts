@@ -14,6 +14,9 @@ import {
   fsErrorMessage,
   MAX_TEXT_FILE_BYTES,
   permissionBits,
+  readOnlyReason,
+  sliceChars,
+  specialFileKind,
   writeTarget,
 } from "./fs_util.ts";
 
@@ -153,9 +156,25 @@ export function lineAt(text: string, index: number): number {
   return line;
 }
 
+/** The distinct line numbers of `positions` (in order), at most 10, then `...`. */
 function listLines(text: string, positions: number[]): string {
-  const shown = positions.slice(0, 10).map((p) => lineAt(text, p));
-  return shown.join(", ") + (positions.length > shown.length ? ", ..." : "");
+  const lines: number[] = [];
+  let line = 1;
+  let from = 0;
+  for (const position of positions) {
+    for (
+      let i = text.indexOf("\n", from);
+      i !== -1 && i < position;
+      i = text.indexOf("\n", i + 1)
+    ) {
+      line++;
+      from = i + 1;
+    }
+    if (lines[lines.length - 1] === line) continue;
+    if (lines.length === 10) return `${lines.join(", ")}, ...`;
+    lines.push(line);
+  }
+  return lines.join(", ");
 }
 
 /** Collapses whitespace runs to one space, remembering where each kept character came from. */
@@ -227,6 +246,13 @@ export function applyEdit(text: string, edit: TextEdit, eol: LineEnding): EditOu
   if (oldString === newString) {
     return { ok: false, error: "old_string and new_string are identical; nothing would change" };
   }
+  if (!newString.isWellFormed()) {
+    return {
+      ok: false,
+      error: "new_string contains an unpaired UTF-16 surrogate (half of a character such as " +
+        "an emoji), which cannot be written as text; send the whole character",
+    };
+  }
   const variants: [string, string][] = [[
     withLineEnding(oldString, eol),
     withLineEnding(newString, eol),
@@ -278,7 +304,7 @@ export function contextSnippet(text: string, start: number, end: number, maxLine
   const out: string[] = [];
   for (let n = first; n <= last; n++) {
     let line = lines[n - 1].replace(/\r$/, "");
-    if (line.length > 200) line = `${line.slice(0, 200)} [...]`;
+    if (line.length > 200) line = `${sliceChars(line, 200)} [...]`;
     out.push(`${String(n).padStart(6)}\t${line}`);
   }
   return out.join("\n");
@@ -304,6 +330,13 @@ export async function editTextFile(
   try {
     info = await Deno.stat(target);
     if (info.isDirectory) return fail(`Cannot edit ${path}: it is a directory, not a file.`);
+    if (!info.isFile) {
+      // Reading a FIFO or device would block or never end; writing would replace the node.
+      return fail(
+        `Cannot edit ${path}: it is ${specialFileKind(info)}, not a regular file; the edit ` +
+          "tools change regular files only.",
+      );
+    }
     if (info.size > MAX_TEXT_FILE_BYTES) {
       return fail(
         `Cannot edit ${path}: it is ${formatSize(info.size)}, more than the ` +
@@ -338,6 +371,19 @@ export async function editTextFile(
     text = outcome.text;
     replacements += outcome.replacements;
     first ??= { start: outcome.start, end: outcome.end };
+  }
+  if (text === before) {
+    return fail(
+      `Cannot edit ${path}: the edits cancel each other out, so the file would not change; ` +
+        "it was not written.",
+    );
+  }
+  const readOnly = await readOnlyReason(target, info);
+  if (readOnly) {
+    return fail(
+      `Cannot edit ${path}: ${readOnly}. The file is unchanged; if it should change, make it ` +
+        "writable first (e.g. chmod u+w with bash).",
+    );
   }
   try {
     await atomicWrite(target, encodeText(text, encoding, bom), { mode: permissionBits(info) });

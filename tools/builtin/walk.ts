@@ -46,8 +46,75 @@ function compileLine(raw: string): Rule | undefined {
   const anchored = line.includes("/");
   if (line.startsWith("/")) line = line.slice(1);
   if (line === "") return undefined;
-  const test = picomatch(anchored ? line : `**/${line}`, { dot: true, noextglob: true });
+  const glob = bangClasses(line);
+  const test = picomatch(anchored ? glob : `**/${glob}`, { dot: true, noextglob: true });
   return { negative, dirOnly, test };
+}
+
+/**
+ * Rewrites negated classes `[!...]` (gitignore and ripgrep syntax) as `[^...]`, which is the
+ * form picomatch understands; it reads `[!a]` as "`!` or `a`".
+ */
+export function bangClasses(glob: string): string {
+  let out = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "\\") {
+      out += glob.slice(i, i + 2);
+      i++;
+    } else if (c === "[") {
+      const end = classEnd(glob, i);
+      if (end === -1) return out + glob.slice(i);
+      const body = glob.slice(i + 1, end);
+      out += `[${body.startsWith("!") ? `^${body.slice(1)}` : body}]`;
+      i = end;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/** Index of the `]` closing the class that opens at `start`, or -1 when it is unclosed. */
+function classEnd(glob: string, start: number): number {
+  let j = start + 1;
+  if (glob[j] === "!" || glob[j] === "^") j++;
+  if (glob[j] === "]") j++;
+  const end = glob.indexOf("]", j);
+  return end;
+}
+
+/**
+ * Why `glob` is not a valid glob in ripgrep's syntax, or undefined when it is. Both engines
+ * check with this, so an invalid glob is an error either way (the built-in matcher would
+ * otherwise read it literally and match nothing).
+ */
+export function globSyntaxError(glob: string): string | undefined {
+  const body = glob.startsWith("!") ? glob.slice(1) : glob;
+  let open = false;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === "\\") {
+      if (i === body.length - 1) return "dangling '\\' at the end";
+      i++;
+    } else if (c === "[") {
+      const end = classEnd(body, i);
+      if (end === -1) return "unclosed character class; missing ']'";
+      const inner = body.slice(i + 1, end).replace(/^[!^]/, "");
+      for (let k = 1; k < inner.length - 1; k++) {
+        if (inner[k] === "-" && inner[k - 1] > inner[k + 1]) {
+          return `invalid range; '${inner[k - 1]}' > '${inner[k + 1]}'`;
+        }
+      }
+      i = end;
+    } else if (c === "{") {
+      if (open) return "nested alternate groups are not allowed";
+      open = true;
+    } else if (c === "}") {
+      open = false;
+    }
+  }
+  return open ? "unclosed alternate group; missing '}' (escape '{' as [{] to match it)" : undefined;
 }
 
 /** Compiles the text of an ignore file (or a single override glob). */
@@ -214,6 +281,8 @@ export interface WalkedFile {
 /** Options of {@linkcode walkFiles}. */
 export interface WalkOptions {
   signal: AbortSignal;
+  /** Told about each directory that cannot be listed (it is skipped, like ripgrep does). */
+  onUnreadable?(path: string, error: unknown): void;
   /** Only files this filter accepts are yielded. */
   filter?: GlobFilter;
 }
@@ -240,7 +309,8 @@ async function* walkDir(
   const entries: Deno.DirEntry[] = [];
   try {
     for await (const entry of Deno.readDir(dir)) entries.push(entry);
-  } catch {
+  } catch (error) {
+    opts.onUnreadable?.(dir, error);
     return;
   }
   entries.sort(byName);

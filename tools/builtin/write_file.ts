@@ -15,6 +15,8 @@ import {
   fsErrorMessage,
   MAX_TEXT_FILE_BYTES,
   permissionBits,
+  readOnlyReason,
+  specialFileKind,
   writeTarget,
 } from "./fs_util.ts";
 
@@ -58,6 +60,26 @@ export const writeFileTool: Tool = defineTool({
     }
     if (existing?.isDirectory) {
       return fail(`Cannot write ${args.path}: it is a directory. Give a file path.`);
+    }
+    if (existing && !existing.isFile) {
+      // Renaming over a FIFO or device would replace the node with a plain file.
+      return fail(
+        `Cannot write ${args.path}: it is ${specialFileKind(existing)}, not a regular file; ` +
+          "write_file writes regular files only. Use bash to write to it.",
+      );
+    }
+    if (!args.content.isWellFormed()) {
+      return fail(
+        `Cannot write ${args.path}: content contains an unpaired UTF-16 surrogate (half of a ` +
+          "character such as an emoji), which cannot be written as UTF-8. Send whole characters.",
+      );
+    }
+    const readOnly = existing ? await readOnlyReason(target, existing) : undefined;
+    if (readOnly) {
+      return fail(
+        `Cannot write ${args.path}: ${readOnly}. The file is unchanged; if it should be ` +
+          "replaced, make it writable first (e.g. chmod u+w with bash).",
+      );
     }
     const before = existing ? await previousText(target, existing) : "";
     const data = new TextEncoder().encode(args.content);
