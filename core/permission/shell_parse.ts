@@ -674,16 +674,11 @@ class Parser {
           literal &&= r.literal;
           continue;
         }
-        const r = this.#readDollar();
+      }
+      if (c === "$" || c === "`") {
+        const r = this.#readSubstitution();
         text += r.text;
         literal &&= r.literal;
-        continue;
-      }
-      if (c === "`") {
-        const from = this.pos;
-        this.#readBacktick();
-        text += src.slice(from, this.pos);
-        literal = false;
         continue;
       }
       if (c === "*" || c === "?" || (c === "[" && this.#closesBracket())) {
@@ -737,17 +732,10 @@ class Parser {
         this.pos++;
         continue;
       }
-      if (c === "$") {
-        const r = this.#readDollar();
+      if (c === "$" || c === "`") {
+        const r = this.#readSubstitution();
         text += r.text;
         literal &&= r.literal;
-        continue;
-      }
-      if (c === "`") {
-        const from = this.pos;
-        this.#readBacktick();
-        text += src.slice(from, this.pos);
-        literal = false;
         continue;
       }
       text += c;
@@ -755,6 +743,14 @@ class Parser {
     }
     this.#out.complete = false;
     return { text, literal };
+  }
+
+  /** Reads a `$…` or backtick substitution at `pos`; a backtick one is never literal. */
+  #readSubstitution(): { text: string; literal: boolean } {
+    if (this.#src[this.pos] === "$") return this.#readDollar();
+    const from = this.pos;
+    this.#readBacktick();
+    return { text: this.#src.slice(from, this.pos), literal: false };
   }
 
   /** Reads `$…` at `pos`: a parameter, `${…}`, `$(…)`, `$((…))`, or a literal `$`. */
