@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
 import { parse } from "smol-toml";
 import { ConfigError } from "./errors.ts";
 import { parseConfigToml, readConfigText } from "./files.ts";
+import { replaceFile } from "../../tools/builtin/fs_util.ts";
 
 /** Keys of the old multi-threshold context design, removed on startup (spec §3.6). */
 export const LEGACY_CONTEXT_KEYS: readonly string[] = [
@@ -154,43 +154,10 @@ export function removeLegacyKeys(text: string): { text: string; removed: string[
  */
 export async function writeTomlFile(path: string, text: string): Promise<void> {
   parse(text);
-  const target = await resolveLinks(path);
-  let mode: number | undefined;
-  try {
-    const info = await Deno.stat(target);
-    mode = info.mode === null ? undefined : info.mode & 0o7777;
-  } catch {
-    mode = undefined;
-  }
-  await Deno.mkdir(dirname(target), { recursive: true });
-  // Beside the real file: a rename only replaces atomically within one file system.
-  const temp = join(dirname(target), `.${crypto.randomUUID()}.tmp`);
-  try {
-    await Deno.writeTextFile(temp, text, { mode: mode ?? 0o644 });
-    // The umask narrows the mode given at creation; the user's mode is restored exactly.
-    if (mode !== undefined) await Deno.chmod(temp, mode);
-    await Deno.rename(temp, target);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
-  }
-}
-
-/** The path a chain of symbolic links ends at; it need not exist yet (a dangling link). */
-async function resolveLinks(path: string): Promise<string> {
-  let current = path;
-  for (let hops = 0; hops < 40; hops++) {
-    let info: Deno.FileInfo;
-    try {
-      info = await Deno.lstat(current);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return current;
-      throw error;
-    }
-    if (!info.isSymlink) return current;
-    current = resolve(dirname(current), await Deno.readLink(current));
-  }
-  throw new Error(`${path}: too many levels of symbolic links`);
+  await replaceFile(path, new TextEncoder().encode(text), {
+    newFileMode: 0o644,
+    makeParents: true,
+  });
 }
 
 /**

@@ -9,11 +9,11 @@
  *
  * @module
  */
-import { dirname, resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { applyEdits, type Edit, type Node, parseTree } from "jsonc-parser";
 import { parse } from "smol-toml";
 import type { McpServerDeclaration, McpSourceKind } from "./types.ts";
+import { replaceFile } from "../../tools/builtin/fs_util.ts";
 import {
   DECLARATION_SETTINGS,
   McpConfigFileError,
@@ -94,48 +94,8 @@ async function readText(file: string): Promise<{ bom: string; text: string } | u
   }
 }
 
-/**
- * The path a write replaces: the final target of a symlink (a dangling one included), so a
- * file kept elsewhere (dotfiles) is updated and the link itself is left alone.
- */
-async function writeTarget(file: string): Promise<string> {
-  try {
-    return await Deno.realPath(file);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
-  let path = file;
-  // 40 is the kernel's own bound on links in one lookup (ELOOP).
-  for (let hops = 0; hops < 40; hops++) {
-    let link: string;
-    try {
-      link = await Deno.readLink(path);
-    } catch {
-      return path;
-    }
-    path = resolve(dirname(path), link);
-  }
-  return path;
-}
-
 async function writeAtomic(file: string, text: string): Promise<void> {
-  const target = await writeTarget(file);
-  let mode: number | undefined;
-  try {
-    mode = (await Deno.stat(target)).mode ?? undefined;
-  } catch {
-    mode = undefined;
-  }
-  // Beside the target, not the link: rename only replaces atomically within one directory.
-  const temp = `${target}.${crypto.randomUUID()}.tmp`;
-  try {
-    await Deno.writeTextFile(temp, text, { createNew: true, mode: mode ?? 0o644 });
-    if (mode !== undefined && Deno.build.os !== "windows") await Deno.chmod(temp, mode & 0o7777);
-    await Deno.rename(temp, target);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
-  }
+  await replaceFile(file, new TextEncoder().encode(text), { newFileMode: 0o644 });
 }
 
 type Table = Record<string, unknown>;

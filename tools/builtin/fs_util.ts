@@ -13,6 +13,8 @@ export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
 export interface AtomicWriteOptions {
   /** Permission bits to give the file (e.g. the mode of the file being replaced). */
   mode?: number;
+  /** Without `mode`: the mode a new file is created with, narrowed by the umask. */
+  createMode?: number;
 }
 
 /**
@@ -27,7 +29,11 @@ export async function atomicWrite(
   const temp = join(dirname(path), `.${basename(path)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
   let file: Deno.FsFile | undefined;
   try {
-    file = await Deno.open(temp, { write: true, createNew: true, mode: opts.mode ?? 0o666 });
+    file = await Deno.open(temp, {
+      write: true,
+      createNew: true,
+      mode: opts.mode ?? opts.createMode ?? 0o666,
+    });
     let offset = 0;
     while (offset < data.length) offset += await file.write(data.subarray(offset));
     await file.syncData();
@@ -41,6 +47,35 @@ export async function atomicWrite(
     await Deno.remove(temp).catch(() => {});
     throw error;
   }
+}
+
+/** Options of {@linkcode replaceFile}. */
+export interface ReplaceFileOptions {
+  /** The mode a new file is created with, narrowed by the umask. Default 0o666. */
+  newFileMode?: number;
+  /** Create the file's folder when it is missing. */
+  makeParents?: boolean;
+}
+
+/**
+ * Replaces the file at `path` with `data` atomically ({@linkcode atomicWrite}). Through a
+ * symlink the linked file is replaced and the link kept ({@linkcode writeTarget}); an existing
+ * file keeps its permission bits. A link loop is an error, never a replaced link.
+ */
+export async function replaceFile(
+  path: string,
+  data: Uint8Array,
+  opts: ReplaceFileOptions = {},
+): Promise<void> {
+  const target = await writeTarget(path);
+  let mode: number | undefined;
+  try {
+    mode = permissionBits(await Deno.stat(target));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  if (opts.makeParents) await Deno.mkdir(dirname(target), { recursive: true });
+  await atomicWrite(target, data, mode === undefined ? { createMode: opts.newFileMode } : { mode });
 }
 
 /** Permission bits of a stat result, or undefined where the platform has none. */
