@@ -19,7 +19,7 @@ import type { ToolRegistry } from "../../tools/registry.ts";
 import type { ToolContext, ToolResult } from "../../tools/types.ts";
 import { ReasonixError } from "../../errors.ts";
 import type { Price } from "../config/types.ts";
-import { addUsage, costOf, emptyTotals } from "./cost.ts";
+import { countRequest, emptyTotals } from "./cost.ts";
 import type { AgentEvent, Runner, RunStatus, UsageTotals, UserInput } from "./events.ts";
 import { AsyncQueue } from "./queue.ts";
 import type { Session } from "./session.ts";
@@ -199,22 +199,10 @@ export class Agent implements Runner {
       if (typeof turn !== "string") {
         for (const side of turn.sideRequests ?? []) {
           // Money in another currency than the run's cannot join its total.
-          const cost = o.price && side.price?.currency === o.price.currency
-            ? costOf(side.usage, side.price)
+          const price = o.price && side.price?.currency === o.price.currency
+            ? side.price
             : undefined;
-          addUsage(totals, side.usage, cost);
-          yield {
-            type: "usage",
-            turn: 0,
-            usage: side.usage,
-            cost,
-            currency: cost === undefined ? undefined : o.price?.currency,
-            cacheHitRatio: side.usage.promptTokens
-              ? side.usage.cacheHitTokens / side.usage.promptTokens
-              : 0,
-            totals: { ...totals },
-            purpose: side.purpose,
-          };
+          yield countRequest(totals, side.usage, { turn: 0, price, purpose: side.purpose });
         }
       }
 
@@ -298,19 +286,7 @@ export class Agent implements Runner {
                   break;
                 case "usage": {
                   o.context?.observe(prepared.rawTokens, chunk.usage.promptTokens);
-                  const cost = o.price ? costOf(chunk.usage, o.price) : undefined;
-                  addUsage(totals, chunk.usage, cost);
-                  yield {
-                    type: "usage",
-                    turn: turns,
-                    usage: chunk.usage,
-                    cost,
-                    currency: o.price?.currency,
-                    cacheHitRatio: chunk.usage.promptTokens
-                      ? chunk.usage.cacheHitTokens / chunk.usage.promptTokens
-                      : 0,
-                    totals: { ...totals },
-                  };
+                  yield countRequest(totals, chunk.usage, { turn: turns, price: o.price });
                   break;
                 }
                 case "done":

@@ -5,7 +5,7 @@
  */
 import type { Usage } from "../../providers/types.ts";
 import type { Price } from "../config/types.ts";
-import type { UsageTotals } from "./events.ts";
+import type { AgentEvent, UsageTotals } from "./events.ts";
 
 /** Cost of one request, in the price's currency. Prices are per million tokens. */
 export function costOf(usage: Usage, price: Price): number {
@@ -40,4 +40,27 @@ export function addUsage(totals: UsageTotals, usage: Usage, cost?: number): void
 /** Share of prompt tokens served from cache, 0..1 (0 when nothing was sent). */
 export function cacheHitRatio(totals: UsageTotals): number {
   return totals.promptTokens === 0 ? 0 : totals.cacheHitTokens / totals.promptTokens;
+}
+
+/**
+ * Counts one request's usage into `totals` (priced with `price` when given) and returns the
+ * `usage` event that reports it.
+ */
+export function countRequest(
+  totals: UsageTotals,
+  usage: Usage,
+  opts: { turn: number; price?: Price; purpose?: "vision" },
+): Extract<AgentEvent, { type: "usage" }> {
+  const cost = opts.price ? costOf(usage, opts.price) : undefined;
+  addUsage(totals, usage, cost);
+  return {
+    type: "usage",
+    turn: opts.turn,
+    usage,
+    cost,
+    currency: opts.price?.currency,
+    cacheHitRatio: cacheHitRatio(usage),
+    totals: { ...totals },
+    ...(opts.purpose ? { purpose: opts.purpose } : {}),
+  };
 }
