@@ -60,6 +60,7 @@ import { CapabilityHub, useCapabilityTool } from "../tools/capability.ts";
 import type { Tool } from "../tools/types.ts";
 import type { McpAccess } from "./mcp_runtime.ts";
 import { startMcp } from "./mcp_runtime.ts";
+import { readHead } from "../core/references/mod.ts";
 import { ImageTurns, planVision } from "../core/vision/mod.ts";
 import type { AgentEvent } from "../core/agent/events.ts";
 
@@ -202,10 +203,8 @@ async function startRecording(
 
 /** Whether the file starts with a recording's header line. */
 async function isRecording(path: string): Promise<boolean> {
-  using file = await Deno.open(path, { read: true });
-  const head = new Uint8Array(256);
-  const n = (await file.read(head)) ?? 0;
-  return new TextDecoder().decode(head.subarray(0, n)).includes(`"${RECORDING_FORMAT}"`);
+  const head = new TextDecoder().decode(await readHead(path, 256));
+  return head.includes(`"${RECORDING_FORMAT}"`);
 }
 
 /** Earlier sessions of this workspace, for the `history` tool. */

@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import { ReasonixError } from "../../errors.ts";
+import { lstatOrUndefined } from "../../tools/builtin/fs_util.ts";
 
 /** What a fact is about. */
 export type FactType = "user" | "feedback" | "project" | "reference";
@@ -55,15 +56,6 @@ function checkId(id: string): void {
       "memory_invalid",
       `"${id}" is not a fact id (they look like f_k3j9x0a1b2c3)`,
     );
-  }
-}
-
-async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import type { ProviderSettings } from "../registry.ts";
 import { endpointUrl } from "../settings.ts";
+import { buildHeaders } from "../openai/request.ts";
 import { imageUrl, userImages } from "../image.ts";
 import type { ImagePart, Message, ProviderRequest, ToolSchema } from "../types.ts";
 
@@ -169,13 +170,6 @@ export function resolveResponsesUrl(settings: ProviderSettings): string {
   return endpointUrl(settings, "/responses");
 }
 
-/** Request headers; configured headers override the defaults, whatever their letter case. */
-export function buildResponsesHeaders(settings: ProviderSettings): Record<string, string> {
-  const headers = new Headers({
-    "content-type": "application/json",
-    "accept": "text/event-stream",
-  });
-  if (settings.apiKey) headers.set("authorization", `Bearer ${settings.apiKey}`);
-  for (const [name, value] of Object.entries(settings.headers ?? {})) headers.set(name, value);
-  return Object.fromEntries(headers);
-}
+/** Request headers: the same as the `openai` kind's (JSON, SSE, bearer key, then configured). */
+export const buildResponsesHeaders: (settings: ProviderSettings) => Record<string, string> =
+  buildHeaders;

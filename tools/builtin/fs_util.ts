@@ -196,6 +196,16 @@ export async function statOrUndefined(path: string): Promise<Deno.FileInfo | und
   }
 }
 
+/** `lstat` (the link itself, not its target), or undefined when nothing is there. */
+export async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+  try {
+    return await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
 /** A short description of a file-system error for a tool result. */
 export function fsErrorMessage(error: unknown, shown: string): string {
   if (error instanceof Deno.errors.NotFound) return `${shown} does not exist`;

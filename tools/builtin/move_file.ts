@@ -9,7 +9,7 @@ import { defineTool } from "../define.ts";
 import { isWithin, resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
 import type { Tool, ToolResult } from "../types.ts";
-import { fsErrorMessage, specialFileKind } from "./fs_util.ts";
+import { fsErrorMessage, lstatOrUndefined, specialFileKind } from "./fs_util.ts";
 
 const input = z.object({
   source: z.string().min(1).describe(
@@ -23,15 +23,6 @@ const input = z.object({
 
 function fail(content: string): ToolResult {
   return { content, isError: true };
-}
-
-async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
-  try {
-    return await Deno.lstat(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
-    throw error;
-  }
 }
 
 /** Copies a file, symlink or directory tree, keeping permission bits. */
