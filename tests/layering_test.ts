@@ -82,3 +82,43 @@ Deno.test("every source folder has a mod.ts", async () => {
   }
   assert.deepEqual(missing, [], `folders without a mod.ts:\n${missing.join("\n")}`);
 });
+
+/** The relative imports of every non-test source file, as repository paths. */
+async function importGraph(): Promise<Map<string, string[]>> {
+  const graph = new Map<string, string[]>();
+  for await (const file of sourceFiles(ROOT)) {
+    const rel = relative(ROOT, file);
+    if (area(rel) === "tests" || /_test\.tsx?$/.test(rel)) continue;
+    const targets: string[] = [];
+    for (const match of (await Deno.readTextFile(file)).matchAll(IMPORT)) {
+      if (match[1].startsWith(".")) targets.push(relative(ROOT, resolve(dirname(file), match[1])));
+    }
+    graph.set(rel, targets);
+  }
+  return graph;
+}
+
+/** One cycle per strongly connected group of files, found by depth-first search. */
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (node: string): void => {
+    state.set(node, "open");
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!graph.has(next)) continue;
+      if (state.get(next) === "open") found.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, "done");
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return found;
+}
+
+Deno.test("no source file imports itself through a cycle, type-only imports included", async () => {
+  const found = cycles(await importGraph()).map((c) => c.join(" → "));
+  assert.deepEqual(found, [], `import cycles:\n${found.join("\n")}`);
+});

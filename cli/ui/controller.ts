@@ -31,7 +31,8 @@ import {
   type PickerPurpose,
   type SlashItem,
 } from "./overlays.ts";
-import { compactionText, costLines, helpLines, mcpLines, replayItems } from "./panels.ts";
+import { compactionText } from "./compaction_text.ts";
+import { costLines, helpLines, mcpLines, replayItems } from "./panels.ts";
 import { completeSlash, EFFORTS, findBuiltin, parseSlash, slashCatalog } from "./slash.ts";
 import type { StatusInfo } from "./status.ts";
 import { type Item, type LiveState, type NewItem, Transcript } from "./transcript.ts";

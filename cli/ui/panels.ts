@@ -4,7 +4,6 @@
  *
  * @module
  */
-import type { CompactionReport } from "../../core/context/manager.ts";
 import type { Message } from "../../providers/types.ts";
 import type { BackendInfo } from "./backend.ts";
 import type { McpPromptView, McpResourceView, McpServerView } from "./hooks.ts";
@@ -104,22 +103,6 @@ export function mcpLines(
     }
   }
   return lines;
-}
-
-/** One line for a compaction report. */
-export function compactionText(r: CompactionReport): string {
-  const sizes = `${formatTokens(r.beforeTokens)} → ${formatTokens(r.afterTokens)} tokens`;
-  const cause = r.cause === "manual" ? "" : ` (${r.cause})`;
-  switch (r.phase) {
-    case "pruned":
-      return `Context pruned long tool results: ${sizes}${cause}`;
-    case "summarized":
-      return `Context summarized: ${sizes}${cause}`;
-    case "truncated":
-      return `Context truncated (oldest results dropped): ${sizes}${cause}`;
-    case "failed":
-      return `Context compaction failed${cause}: ${r.reason ?? "no summary could be formed"}`;
-  }
 }
 
 const REFERENCE_BLOCKS =

@@ -10,7 +10,7 @@ import type { AgentEvent, RunStatus } from "../../core/agent/events.ts";
 import type { ToolCall } from "../../providers/types.ts";
 import type { ToolResult } from "../../tools/types.ts";
 import { splitFinishedBlocks } from "./markdown.ts";
-import { compactionText } from "./panels.ts";
+import { compactionText } from "./compaction_text.ts";
 
 /** Severity of a notice line. */
 export type NoticeLevel = "info" | "warning" | "error";

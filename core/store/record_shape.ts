@@ -6,7 +6,7 @@
  * @module
  */
 import type { Message } from "../../providers/types.ts";
-import type { MaintenanceFailure, ProjectionRecord, SessionMeta } from "./transcript.ts";
+import type { MaintenanceFailure, ProjectionRecord, SessionMeta } from "./records.ts";
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
 
