@@ -25,6 +25,8 @@ Usage:
                                 show or set when context maintenance starts
   reasonix mcp add|remove|list|get|login|logout
                                 manage MCP servers (see reasonix mcp --help)
+  reasonix trust [status|list|grant|revoke]
+                                trust the MCP servers and settings this project declares
   reasonix --version            print the version
 
 Global options:
@@ -47,6 +49,7 @@ const INTERACTIVE_OPTIONS = new Set([
   "--permission-mode",
   "--allow",
   "--deny",
+  "--trust-project",
 ]);
 
 /** Thrown for bad command-line usage; the message is shown as is. */
@@ -111,7 +114,7 @@ export async function runCli(argv: string[]): Promise<number> {
 }
 
 /** Subcommands, for the hint when options are put before one. */
-const SUBCOMMANDS = new Set(["run", "sessions", "config", "mcp"]);
+const SUBCOMMANDS = new Set(["run", "sessions", "config", "mcp", "trust"]);
 
 async function dispatch(rest: string[]): Promise<number> {
   const [command, ...args] = rest;
@@ -155,6 +158,10 @@ async function dispatch(rest: string[]): Promise<number> {
     case "mcp": {
       const { mcpCommand } = await lazyImport<typeof import("./mcp.ts")>("cli/mcp.ts");
       return await mcpCommand(args);
+    }
+    case "trust": {
+      const { trustCommand } = await lazyImport<typeof import("./trust.ts")>("cli/trust.ts");
+      return await trustCommand(args);
     }
     case "-h":
     case "--help":

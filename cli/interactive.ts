@@ -12,6 +12,7 @@ import { ReasonixError } from "../errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { PERMISSION_OPTIONS, permissionFlags } from "./permission_flags.ts";
 import { buildRuntime } from "./runtime.ts";
+import { promptProjectTrust, terminalIo, type TrustSessionChoices } from "./ui/trust_prompt.ts";
 import {
   BUILTIN_NAMES,
   colorWanted,
@@ -51,6 +52,10 @@ export async function interactive(argv: string[]): Promise<number> {
   const permissions = permissionFlags(values);
   let backend: RuntimeBackend;
   try {
+    // Asked once, before anything of the project starts; rebuilds reuse the answers.
+    const trust: TrustSessionChoices | undefined = permissions.trustProject
+      ? undefined
+      : await promptProjectTrust({ home, cwd: Deno.cwd(), io: terminalIo() });
     backend = await RuntimeBackend.create({
       home,
       build: (o) =>
@@ -64,6 +69,8 @@ export async function interactive(argv: string[]): Promise<number> {
             ...permissions,
           },
           broker,
+          trustSession: trust?.session,
+          trustSkipped: trust?.skipped,
         }),
       mcp: (runtime) => mcpView(runtime.mcp),
     }, { model: values.model, resume: values.continue ? "latest" : values.resume });

@@ -16,6 +16,7 @@ export const LAZY_MODULES = [
   "cli/sessions_cmd.ts",
   "cli/config_cmd.ts",
   "cli/mcp.ts",
+  "cli/trust.ts",
   "plugins/mcp/host.ts",
 ] as const;
 

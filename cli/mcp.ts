@@ -11,7 +11,13 @@ import "../providers/anthropic/mod.ts";
 import "../providers/openai/mod.ts";
 import "../providers/replay/mod.ts";
 import "../providers/responses/mod.ts";
-import { ConfigError, expandVars, loadConfig, reasonixHome } from "../core/config/mod.ts";
+import {
+  ConfigError,
+  expandVars,
+  loadConfig,
+  loadHomeDotenv,
+  reasonixHome,
+} from "../core/config/mod.ts";
 import type { Config } from "../core/config/types.ts";
 import { ReasonixError } from "../errors.ts";
 import {
@@ -31,10 +37,13 @@ import {
   OAuthStore,
   removeDeclaration,
   resolveServer,
+  stripControl,
   type VarExpander,
 } from "../plugins/mcp/mod.ts";
+import { childEnv } from "./child_env.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { createMcpHost, loadMcpEntries, mcpExpander, mcpStateDir } from "./mcp_runtime.ts";
+import { loadProjectTrust, untrustedWarning } from "./project_trust.ts";
 
 const MCP_USAGE = `Usage: reasonix mcp <command>
 
@@ -370,6 +379,14 @@ function describeDeclaration(d: McpServerDeclaration): string[] {
   }
   if (d.concurrency) lines.push(`  concurrency: ${d.concurrency}`);
   if (d.startup_timeout_seconds) lines.push(`  startup:     ${d.startup_timeout_seconds}s`);
+  if (d.type === "stdio") {
+    const off = d.sandbox === false && d.source.kind === "user";
+    lines.push(
+      `  sandbox:     ${
+        off ? "off (sandbox = false)" : Deno.build.os === "linux" ? "on" : "none on this platform"
+      }`,
+    );
+  }
   return lines;
 }
 
@@ -403,7 +420,7 @@ async function connectAll(entries: McpServerEntry[], ctx: Ctx) {
     env: ctx.env,
     home: ctx.home,
     config: ctx.config,
-    workspaceRoot: ctx.cwd,
+    workspaceRoot: await Deno.realPath(ctx.cwd),
   });
   host.start();
   const bound = Math.max(1000, ...entries.map((e) => e.spec?.startupTimeoutMs ?? 0)) + 1000;
@@ -508,8 +525,11 @@ async function getCommand(argv: string[], ctx: Ctx): Promise<number> {
   }
 }
 
-/** Shows the authorization URL and tries to open the default browser on it. */
-async function openBrowser(url: URL, io: Io): Promise<void> {
+/**
+ * Shows the authorization URL and tries to open the default browser on it. The browser gets
+ * the environment without the provider keys and home `.env` values.
+ */
+async function openBrowser(url: URL, io: Io, env: Record<string, string>): Promise<void> {
   io.err(`Open this URL to authorize (a browser window should open):\n  ${url.href}`);
   const [program, args] = Deno.build.os === "darwin"
     ? ["open", [url.href]]
@@ -517,7 +537,8 @@ async function openBrowser(url: URL, io: Io): Promise<void> {
     ? ["cmd", ["/c", "start", "", url.href]]
     : ["xdg-open", [url.href]];
   try {
-    await new Deno.Command(program, { args, stdout: "null", stderr: "null" }).output();
+    await new Deno.Command(program, { args, stdout: "null", stderr: "null", clearEnv: true, env })
+      .output();
   } catch {
     // No browser launcher: the printed URL is enough.
   }
@@ -539,7 +560,12 @@ async function loginCommand(argv: string[], ctx: Ctx): Promise<number> {
     config: ctx.config,
   });
   try {
-    await host.authenticate(name, { open: (url) => openBrowser(url, ctx.io) });
+    const env = childEnv({
+      env: ctx.env,
+      config: { providers: ctx.config?.providers ?? [], tools: ctx.config?.tools ?? {} },
+      homeEnv: await loadHomeDotenv(ctx.home),
+    }).env;
+    await host.authenticate(name, { open: (url) => openBrowser(url, ctx.io, env) });
     ctx.io.out(`authorized MCP server "${name}"`);
     return EXIT_OK;
   } finally {
@@ -573,9 +599,19 @@ interface Ctx {
   configWarning?: string;
 }
 
-/** The resolved declarations, then the deferred configuration warning. */
+/**
+ * The resolved declarations, then the deferred configuration warning. Servers a project file
+ * declares are not started unless trusted (`reasonix trust`).
+ */
 async function loadEntries(ctx: Ctx): Promise<Awaited<ReturnType<typeof loadMcpEntries>>> {
-  const loaded = await loadMcpEntries(ctx);
+  const trust = await loadProjectTrust({ home: ctx.home, cwd: ctx.cwd });
+  const loaded = await loadMcpEntries({ ...ctx, trust });
+  const held = untrustedWarning({
+    workspace: trust.workspace,
+    servers: loaded.untrusted,
+    flag: false,
+  });
+  loaded.warnings.push(...trust.warnings, ...(held ? [held] : []));
   // Only now: when a declaration file cannot be read at all, its error is the one message.
   if (ctx.configWarning) ctx.io.err(ctx.configWarning);
   return loaded;
@@ -586,7 +622,13 @@ export async function mcpCommand(
   argv: string[],
   opts: { cwd?: string; env?: Record<string, string | undefined>; io?: Io } = {},
 ): Promise<number> {
-  const io = opts.io ?? defaultIo;
+  const raw = opts.io ?? defaultIo;
+  // Declarations from project files and everything a server says may carry terminal escape
+  // sequences; nothing this command prints passes them on.
+  const io: Io = {
+    out: (t) => raw.out(stripControl(t)),
+    err: (t) => raw.err(stripControl(t)),
+  };
   const [sub, ...rest] = argv;
   if (sub === undefined || sub === "-h" || sub === "--help" || sub === "help") {
     io.out(MCP_USAGE);

@@ -1,8 +1,8 @@
 /**
  * Composes the MCP host for a run or a `reasonix mcp` command: reads the declarations,
- * expands `${VAR}` with the environment, the project `.env` and the home `.env`, and builds
- * the host. Project declarations may not read a variable a user-level provider uses as its
- * API key, so a cloned repository cannot send that key to a server of its choosing.
+ * expands `${VAR}` (see {@link mcpExpander}: user-level declarations from the environment and
+ * the home `.env`, project ones from the environment and the project `.env`, never a user's
+ * API key or token) and builds the host, with stdio servers in the OS sandbox.
  *
  * @module
  */
@@ -25,10 +25,15 @@ import {
 import type { McpHost } from "../plugins/mcp/host.ts";
 import type { AuthorizationOpener } from "../plugins/mcp/oauth_provider.ts";
 import { pruneOrphanedOAuth } from "../plugins/mcp/oauth_store.ts";
-import type { McpServerEntry } from "../plugins/mcp/types.ts";
+import { stripControl } from "../plugins/mcp/text.ts";
+import type { McpServerDeclaration, McpServerEntry } from "../plugins/mcp/types.ts";
 import type { Capability } from "../tools/capability.ts";
 import type { Tool } from "../tools/types.ts";
+import type { TrustDeclaration } from "../core/config/mod.ts";
+import { findPreset } from "../core/permission/presets.ts";
 import { lazyImport } from "./lazy.ts";
+import { mcpSandboxLauncher } from "./mcp_sandbox.ts";
+import { gateProjectEntries, type ProjectTrust, TRUST_NOTHING } from "./project_trust.ts";
 import { version } from "./version.ts";
 
 /**
@@ -60,30 +65,99 @@ function protectedKeyVars(config: Config | undefined): Map<string, string> {
   return out;
 }
 
-/** The `${VAR}` expander of MCP declarations. */
+/** Every string a declaration expands. */
+function declarationTexts(d: McpServerDeclaration): string[] {
+  return [
+    d.command,
+    ...(d.args ?? []),
+    ...Object.values(d.env ?? {}),
+    d.cwd,
+    d.url,
+    ...Object.values(d.headers ?? {}),
+  ].filter((t): t is string => t !== undefined);
+}
+
+/** Variables the user-level declarations read, with the first server that reads each. */
+function userDeclarationVars(set: McpDeclarationSet | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const d of set?.user ?? []) {
+    for (const text of declarationTexts(d)) {
+      for (const name of referencedVars(text)) if (!out.has(name)) out.set(name, d.name);
+    }
+  }
+  return out;
+}
+
+/**
+ * The `${VAR}` expander of MCP declarations.
+ *
+ * - User-level declarations (`config.toml`) read the process environment, then the home
+ *   `.env`; never the project `.env`, so a cloned repository cannot redirect them.
+ * - Project declarations (`reasonix.toml`, `.mcp.json`) read the process environment, then
+ *   the project `.env`; never the home `.env`. They may not read a provider's API key
+ *   variable, nor a variable a user-level declaration reads (its token, its URL): a project
+ *   declaration of the same name would otherwise take over the user's server and its token.
+ * - A project `.env` entry for such a protected name is ignored, with a warning.
+ */
 export async function mcpExpander(opts: {
   cwd: string;
   env: Record<string, string | undefined>;
   home: string;
   config?: Config;
+  /** The declarations being expanded; the user-level ones decide what projects may not read. */
+  declarations?: McpDeclarationSet;
+  /** Collects the warnings about ignored project `.env` entries. */
+  warnings?: string[];
 }): Promise<VarExpander> {
   const projectEnv = await loadProjectDotenv(opts.cwd);
   const homeEnv = await loadHomeDotenv(opts.home);
   const keys = protectedKeyVars(opts.config);
-  const lookup = (name: string) => opts.env[name] ?? projectEnv[name] ?? homeEnv[name];
+  const userVars = userDeclarationVars(opts.declarations);
+  const userFile = join(opts.home, "config.toml");
+  const homeDotenv = join(opts.home, ".env");
+  const protectedBy = (name: string): string | undefined => {
+    const provider = keys.get(name);
+    if (provider) return `the API key of provider "${provider}"`;
+    const server = userVars.get(name);
+    if (server) return `read by your user-level MCP server "${server}" (${userFile})`;
+    return undefined;
+  };
+  for (const name of Object.keys(projectEnv)) {
+    const why = protectedBy(name);
+    if (!why) continue;
+    delete projectEnv[name];
+    opts.warnings?.push(
+      `${join(opts.cwd, ".env")}: ${name} is ignored: it is ${why}, and a project .env may not ` +
+        "change it",
+    );
+  }
+  const userLookup = (name: string) => opts.env[name] ?? homeEnv[name];
+  const projectLookup = (name: string) => opts.env[name] ?? projectEnv[name];
   return (text, where) => {
-    if (where.source !== "user") {
+    const user = where.source === "user";
+    if (!user) {
       for (const name of referencedVars(text)) {
-        const provider = keys.get(name);
-        if (provider) {
+        const why = protectedBy(name);
+        if (why) {
           throw new Error(
-            `${where.field} uses \${${name}}, the API key of provider "${provider}"; a project ` +
-              "file may not read a user's API keys",
+            `${where.field} uses \${${name}}, ${why}; a project file may not read it ` +
+              `(declare this server in ${userFile} instead)`,
+          );
+        }
+        if (projectLookup(name) === undefined && homeEnv[name] !== undefined) {
+          throw new Error(
+            `${where.field} uses \${${name}}, which only your ${homeDotenv} sets; a project ` +
+              "file may not read it (export it, or set it in the project's .env)",
           );
         }
       }
     }
-    return expandVars(text, lookup);
+    const lookup = user ? userLookup : projectLookup;
+    return expandVars(text, (name) => {
+      const value = lookup(name);
+      if (value) where.reveal?.(value);
+      return value;
+    });
   };
 }
 
@@ -92,28 +166,40 @@ export interface McpDeclarations {
   set: McpDeclarationSet;
   entries: McpServerEntry[];
   warnings: string[];
+  /** Project-declared servers that are not trusted: their entries carry a problem instead. */
+  untrusted: TrustDeclaration[];
 }
 
-/** Reads and resolves every MCP declaration of a project. */
+/**
+ * Reads and resolves every MCP declaration of a project. Servers a project file declares
+ * start only when `trust` allows their declaration (without `trust`, none does).
+ */
 export async function loadMcpEntries(opts: {
   cwd: string;
   env: Record<string, string | undefined>;
   home: string;
   config?: Config;
+  trust?: ProjectTrust;
 }): Promise<McpDeclarations> {
   const set = await loadMcpDeclarations({ home: opts.home, cwd: opts.cwd });
   const declared = new Set([...set.user, ...set.mcp_json, ...set.project].map((d) => d.name));
   await pruneOrphanedOAuth(mcpStateDir(opts.home), declared).catch(() => 0);
+  const warnings = [...set.warnings];
   const entries = resolveEntries(set, {
-    expand: await mcpExpander(opts),
+    expand: await mcpExpander({ ...opts, declarations: set, warnings }),
     defaultStartupTimeoutMs: (opts.config?.tools.mcp_startup_timeout_seconds ?? 30) * 1000,
     cwd: opts.cwd,
   });
-  const warnings = [...set.warnings];
   for (const e of entries) {
     if (e.problem) warnings.push(`MCP server "${e.declaration.name}" is not started: ${e.problem}`);
   }
-  return { set, entries, warnings };
+  const gated = await gateProjectEntries({
+    set,
+    entries,
+    cwd: opts.cwd,
+    trust: opts.trust ?? TRUST_NOTHING,
+  });
+  return { set, entries: gated.entries, warnings, untrusted: gated.untrusted };
 }
 
 /** What a runtime and the UI use of the MCP host. */
@@ -153,19 +239,35 @@ export const NO_MCP: McpAccess = {
   close: () => Promise.resolve(),
 };
 
-/** Builds a host over resolved entries, loading the MCP SDK on first use. */
+function isReadOnlyMode(mode: string): boolean {
+  return findPreset(mode)?.name === "read-only";
+}
+
+/**
+ * Builds a host over resolved entries, loading the MCP SDK on first use. Stdio servers run in
+ * the OS sandbox (see `mcp_sandbox.ts`) with `workspaceRoot` (else `cwd`) as the workspace.
+ */
 export async function createMcpHost(opts: {
   entries: McpServerEntry[];
   env: Record<string, string | undefined>;
   home: string;
   config?: Config;
   workspaceRoot?: string;
+  cwd?: string;
   authorizer?: { open: AuthorizationOpener; timeoutMs?: number };
 }): Promise<McpHost> {
   const { McpHost } = await lazyImport<typeof import("../plugins/mcp/host.ts")>(
     "plugins/mcp/host.ts",
   );
+  const root = opts.workspaceRoot ?? await Deno.realPath(opts.cwd ?? ".");
   return new McpHost({
+    launch: mcpSandboxLauncher({
+      home: opts.home,
+      workspaceRoot: root,
+      forbidRead: opts.config?.sandbox.forbid_read ?? [],
+      readOnly: opts.config !== undefined && isReadOnlyMode(opts.config.permissions.mode),
+      env: opts.env,
+    }),
     entries: opts.entries,
     clientInfo: { name: "reasonix", version: version() },
     workspaceRoot: opts.workspaceRoot,
@@ -182,6 +284,8 @@ export interface McpRuntime {
   /** Tools of the servers that were ready in time; fixed for the whole session. */
   directTools: Tool[];
   warnings: string[];
+  /** Project-declared servers that were not started because they are not trusted. */
+  untrusted: TrustDeclaration[];
 }
 
 /**
@@ -195,10 +299,18 @@ export async function startMcp(opts: {
   config: Config;
   workspaceRoot: string;
   waitMs?: number;
+  /** Which project-declared servers may start; without it, none. */
+  trust?: ProjectTrust;
 }): Promise<McpRuntime> {
   const loaded = await loadMcpEntries(opts);
+  const { untrusted } = loaded;
   if (loaded.entries.length === 0) {
-    return { host: NO_MCP, directTools: [], warnings: loaded.warnings };
+    return {
+      host: NO_MCP,
+      directTools: [],
+      warnings: loaded.warnings.map(stripControl),
+      untrusted,
+    };
   }
   const host = await createMcpHost({ ...opts, entries: loaded.entries });
   host.start();
@@ -216,5 +328,6 @@ export async function startMcp(opts: {
       );
     }
   }
-  return { host, directTools: host.directTools(), warnings };
+  const directTools = host.directTools({ warnings });
+  return { host, directTools, warnings: warnings.map(stripControl), untrusted };
 }

@@ -24,6 +24,7 @@ import { PERMISSION_OPTIONS, PERMISSION_USAGE, permissionFlags } from "./permiss
 import { plainRenderer, syncWriter } from "./render_plain.ts";
 import { buildRuntime, type Runtime } from "./runtime.ts";
 import { loadImages } from "../core/vision/mod.ts";
+import { stripControl } from "../plugins/mcp/text.ts";
 import type { ImagePart } from "../providers/types.ts";
 
 const RUN_USAGE = `Usage: reasonix run [options] "<task>"
@@ -247,12 +248,12 @@ export async function runCommand(argv: string[]): Promise<number> {
     });
   } catch (error) {
     if (error instanceof ReasonixError) {
-      err(`reasonix: ${error.message}\n`);
+      err(`reasonix: ${stripControl(error.message)}\n`);
       return EXIT_USAGE;
     }
     throw error;
   }
-  for (const warning of runtime.warnings) err(`warning: ${warning}\n`);
+  for (const warning of runtime.warnings) err(`warning: ${stripControl(warning)}\n`);
 
   const json = values.json === true;
   const render = plainRenderer({

@@ -33,12 +33,15 @@ import {
 import {
   applyFlags,
   ConfigError,
+  declarationHash,
   loadConfig,
+  loadHomeDotenv,
   outputBudgetPlan,
   providerFromConfig,
   reasonixHome,
   resolveApiKey,
   resolveModel,
+  type TrustDeclaration,
 } from "../core/config/mod.ts";
 import type { Config, ResolvedModel } from "../core/config/types.ts";
 import { scrubLegacyKeys } from "../core/config/toml_edit.ts";
@@ -59,7 +62,9 @@ import {
 import { CapabilityHub, useCapabilityTool } from "../tools/capability.ts";
 import type { Tool } from "../tools/types.ts";
 import type { McpAccess } from "./mcp_runtime.ts";
-import { startMcp } from "./mcp_runtime.ts";
+import { mcpStateDir, startMcp } from "./mcp_runtime.ts";
+import { childEnv } from "./child_env.ts";
+import { checkProviderTrust, loadProjectTrust, untrustedWarning } from "./project_trust.ts";
 import { readHead } from "../core/references/mod.ts";
 import { ImageTurns, planVision } from "../core/vision/mod.ts";
 import type { AgentEvent } from "../core/agent/events.ts";
@@ -84,6 +89,11 @@ export interface RuntimeFlags {
   budget?: { maxCost?: number; maxTokens?: number };
   /** `--image` was given: fail at startup when no configured model can use images. */
   images?: boolean;
+  /**
+   * `--trust-project`: trust what the project files declare now (MCP servers, loosening
+   * settings) for this run only; nothing is written to the trust store.
+   */
+  trustProject?: boolean;
 }
 
 /** A ready-to-run agent and what it was built from. */
@@ -247,9 +257,24 @@ export async function buildRuntime(opts: {
   broker?: ApprovalBroker;
   /** How long to wait for MCP servers before the tool list is fixed (default 3 s). */
   mcpReadyWaitMs?: number;
+  /** Hashes of project declarations the user trusted for this session only (the prompt). */
+  trustSession?: ReadonlySet<string>;
+  /** Hashes of project declarations the user chose to skip: still skipped, not warned about. */
+  trustSkipped?: ReadonlySet<string>;
 }): Promise<Runtime> {
   const home = reasonixHome(opts.env);
-  const loaded = await loadConfig({ cwd: opts.cwd, env: opts.env, home });
+  const trust = await loadProjectTrust({
+    home,
+    cwd: opts.cwd,
+    trustProject: opts.flags.trustProject,
+    session: opts.trustSession,
+  });
+  const loaded = await loadConfig({
+    cwd: opts.cwd,
+    env: opts.env,
+    home,
+    trustedProject: trust.allows,
+  });
   const config = applyFlags(loaded, {
     model: opts.flags.model,
     maxTurns: opts.flags.maxTurns,
@@ -260,7 +285,11 @@ export async function buildRuntime(opts: {
   const project = applyProjectMode(config.permissions, opts.flags.permissionMode !== undefined);
   config.permissions = project.permissions;
   validatePermissionsConfig(config.permissions, opts.env);
-  const warnings = [...loaded.warnings, ...await scrubLegacyKeys(loaded.sources)];
+  const warnings = [
+    ...trust.warnings,
+    ...loaded.warnings,
+    ...await scrubLegacyKeys(loaded.sources),
+  ];
   if (project.warning) warnings.push(project.warning);
   const resolved = resolveModel(config, opts.flags.model);
   if (opts.flags.budget?.maxCost !== undefined && !resolved.price) {
@@ -272,9 +301,13 @@ export async function buildRuntime(opts: {
         `tokens) to [[providers]] "${resolved.provider.name}", or cap tokens with --max-tokens`,
     });
   }
+  await checkProviderTrust({ provider: resolved.provider, cwd: opts.cwd, trust });
   const apiKey = await resolveApiKey(resolved.provider, { env: opts.env, home });
   const visionPlan = planVision(config, resolved);
   if (opts.flags.images && visionPlan.mode === "none") throw visionPlan.error;
+  if (visionPlan.mode === "describe") {
+    await checkProviderTrust({ provider: visionPlan.vision.provider, cwd: opts.cwd, trust });
+  }
   const visionKey = visionPlan.mode === "describe"
     ? await resolveApiKey(visionPlan.vision.provider, { env: opts.env, home })
     : undefined;
@@ -331,8 +364,21 @@ export async function buildRuntime(opts: {
     config,
     workspaceRoot,
     waitMs: opts.mcpReadyWaitMs,
+    trust,
   });
   warnings.push(...mcp.warnings);
+  // What the user just declined in the prompt needs no warning.
+  const unasked = (d: TrustDeclaration) =>
+    !opts.trustSkipped?.has(declarationHash(trust.workspace, d));
+  const held = untrustedWarning({
+    workspace: trust.workspace,
+    servers: mcp.untrusted.filter(unasked),
+    settings: loaded.untrustedSettings && unasked(loaded.untrustedSettings)
+      ? loaded.untrustedSettings
+      : undefined,
+    flag: true,
+  });
+  if (held) warnings.push(held);
   capabilities.addSource(mcp.host.capabilitySource());
   const sessionDir = await sessionsDir(home, workspaceRoot);
   // The session opens after the tool list is fixed; history reads it through this reference.
@@ -390,8 +436,13 @@ export async function buildRuntime(opts: {
   const tempDir = await Deno.makeTempDir({ prefix: "reasonix-" });
   const permissions = await setupPermissions({
     permissions: config.permissions,
-    sandbox: config.sandbox,
+    // The home's keys and OAuth tokens are no business of the model's tools or commands.
+    sandbox: {
+      ...config.sandbox,
+      forbid_read: [...config.sandbox.forbid_read, join(home, ".env"), mcpStateDir(home)],
+    },
     workspaceRoot,
+    projectDir: opts.cwd,
     tempDir,
     env: opts.env,
     broker: opts.broker,
@@ -412,7 +463,11 @@ export async function buildRuntime(opts: {
       root: workspaceRoot,
       tempDir,
       shell: permissions.shell,
-      settings: { bashTimeoutMs: config.tools.bash_timeout_seconds * 1000 },
+      readGuard: permissions.readGuard,
+      settings: {
+        bashTimeoutMs: config.tools.bash_timeout_seconds * 1000,
+        childEnv: childEnv({ env: opts.env, config, homeEnv: await loadHomeDotenv(home) }).env,
+      },
     },
     maxTurns: config.agent.max_turns,
     temperature: config.agent.temperature,

@@ -6,6 +6,7 @@
  * @module
  */
 import { ContextOverflowError, ProviderError } from "./errors.ts";
+import { redactSecrets } from "./redact.ts";
 import { retryAfterFromHeaders } from "./retry.ts";
 
 /** Extracts the provider's own error message from a parsed JSON error body. */
@@ -63,15 +64,7 @@ export function defaultErrorMessage(body: unknown): string | undefined {
   return undefined;
 }
 
-/** Replaces every occurrence of each secret with `[redacted]`. */
-export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    // Very short values would redact ordinary words; real credentials are long.
-    if (secret.length >= 8) out = out.split(secret).join("[redacted]");
-  }
-  return out;
-}
+export { redactSecrets } from "./redact.ts";
 
 /**
  * Maps an HTTP failure to a typed error. 401/402/403 → `provider_auth`; 400/404/413/422 →

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { redactSecrets } from "./http.ts";
+import { type Redactor, secretRedactor } from "./redact.ts";
 
 /** The `format` value of a recording's header line. */
 export const RECORDING_FORMAT = "reasonix-provider-recording";
@@ -82,14 +82,48 @@ export interface Recording {
 const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Creates (or truncates) `path`, writes the header and returns the recording `fetch`. */
+/** Every string in `value`, redacted. */
+function scrub<T>(value: T, redactor: Redactor): T {
+  if (typeof value === "string") return redactor.redact(value) as T;
+  if (Array.isArray(value)) return value.map((v) => scrub(v, redactor)) as T;
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, scrub(v, redactor)]),
+    ) as T;
+  }
+  return value;
+}
+
+/** A byte string as one character per byte, so any bytes survive the text redaction. */
+function latin1(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    out += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return out;
+}
+
+function unlatin1(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
+
+/**
+ * Creates (or truncates) `path` readable by its owner only, writes the header and returns the
+ * recording `fetch`.
+ */
 export function openRecording(path: string, opts: RecordingOptions): Recording {
-  const file = Deno.openSync(path, { write: true, create: true, truncate: true });
+  const file = Deno.openSync(path, { write: true, create: true, truncate: true, mode: 0o600 });
+  // `mode` applies only to a new file; an earlier recording being replaced is narrowed too.
+  if (Deno.build.os !== "windows") Deno.chmodSync(path, 0o600);
   let closed = false;
-  const secrets = opts.secrets ?? [];
+  const redactor = secretRedactor(opts.secrets ?? []);
   const write = (line: RecordLine): void => {
     if (closed) return;
-    const bytes = encoder.encode(`${redactSecrets(JSON.stringify(line), secrets)}\n`);
+    // Each value first (a JSON-escaped copy would escape the line's own escaping), then the
+    // line as written.
+    const bytes = encoder.encode(`${redactor.redact(JSON.stringify(scrub(line, redactor)))}\n`);
     for (let offset = 0; offset < bytes.byteLength;) {
       offset += file.writeSync(bytes.subarray(offset));
     }
@@ -142,27 +176,42 @@ export function openRecording(path: string, opts: RecordingOptions): Recording {
       return response;
     }
     const reader = response.body.getReader();
+    // A secret split across reads is redacted whole: the tail that may still become one is
+    // written with the next read (the replayed bytes are the same, in other pieces).
+    let held = "";
+    const writeChunk = (piece: string) => {
+      if (piece) write({ type: "chunk", n, ms: ms(), ...chunkPayload(unlatin1(piece)) });
+    };
+    const flush = () => {
+      writeChunk(redactor.redact(held));
+      held = "";
+    };
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
         let result: ReadableStreamReadResult<Uint8Array>;
         try {
           result = await reader.read();
         } catch (error) {
+          flush();
           write({ type: "error", n, ms: ms(), message: describe(error) });
           sync();
           controller.error(error);
           return;
         }
         if (result.done) {
+          flush();
           write({ type: "end", n, ms: ms() });
           sync();
           controller.close();
           return;
         }
-        write({ type: "chunk", n, ms: ms(), ...chunkPayload(result.value) });
+        const { text, rest } = redactor.redactPrefix(held + latin1(result.value));
+        held = rest;
+        writeChunk(text);
         controller.enqueue(result.value);
       },
       cancel(reason) {
+        flush();
         write({ type: "cancel", n, ms: ms() });
         sync();
         return reader.cancel(reason);

@@ -26,19 +26,59 @@ export interface ShellSpawnOptions {
   writeDirs?: readonly string[];
 }
 
+/** Absolute paths of the programs that start shell commands, resolved once from trusted places. */
+export interface ShellPrograms {
+  bash: string;
+  /** Absent where `setsid` is not installed: commands then do not lead a process group. */
+  setsid?: string;
+}
+
+/** What a {@linkcode ShellLauncher} returns for one command. */
+export interface ShellLaunch {
+  program: string;
+  args: string[];
+  /**
+   * Called once the command and everything it started have ended; undoes what the command
+   * may not keep and returns one note per undone change, for the result.
+   */
+  settle?(): Promise<string[]>;
+}
+
 /** Turns a shell command into the argv to spawn; the permission layer may add an OS sandbox. */
 export interface ShellLauncher {
   /**
    * Returns the program and arguments that run `command` with `bash -c` semantics, or throws
    * a `ReasonixError` when the command may not run (e.g. a required sandbox is missing).
    */
-  launch(command: string, opts: ShellSpawnOptions): Promise<{ program: string; args: string[] }>;
+  launch(command: string, opts: ShellSpawnOptions): Promise<ShellLaunch>;
+  /** The programs that wrap the launch; absent: the caller resolves them the same careful way. */
+  readonly programs?: ShellPrograms;
 }
 
 /** Tool settings from the `[tools]` config table. */
 export interface ToolSettings {
   /** Default and maximum time for one `bash` call. */
   bashTimeoutMs: number;
+  /**
+   * The whole environment of the programs tools start (provider keys and other secrets
+   * removed). Absent: they inherit the process environment.
+   */
+  childEnv?: Readonly<Record<string, string>>;
+}
+
+/**
+ * What readers may open or list: the read-deny path rules and `forbid_read`, per file. The
+ * permission gate checks the path a call names; searches and listings ask this for every
+ * entry they would open or show, so a search of a parent cannot reach a denied file.
+ */
+export interface ReadGuard {
+  /** `path` (absolute) resolved the way the guard compares paths: every symlink followed. */
+  canonical(path: string): Promise<string>;
+  /**
+   * What keeps a reader of rule family `family` (`Read`, `Grep`, `Glob`, `LS`) from the
+   * canonical path `path` — a rule or a `forbid_read` entry, as text — or undefined.
+   */
+  blocked(path: string, family: string): string | undefined;
 }
 
 /** Everything a tool call may use. */
@@ -54,6 +94,8 @@ export interface ToolContext {
   settings: ToolSettings;
   /** Reports progress of a long call to the front end. */
   progress(message: string): void;
+  /** Read rules per file; absent where no permission layer runs (tests, library use). */
+  readGuard?: ReadGuard;
 }
 
 /** Paths and commands a call touches, for the central permission and confinement layer. */
@@ -66,6 +108,11 @@ export interface ToolAccess {
   reads?: string[];
   /** Paths written, as given. */
   writes?: string[];
+  /**
+   * Renames the call makes (`from` and `to` as given): the permission layer refuses one that
+   * would carry a path the read rules protect to a name they do not cover.
+   */
+  moves?: { from: string; to: string }[];
   /** Extra write roots requested by the call, with the model's justification. */
   extraWriteDirs?: { dirs: string[]; justification: string };
   /** Overrides the tool's static `readOnly` for this call (proxies such as `use_capability`). */

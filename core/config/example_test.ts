@@ -28,7 +28,13 @@ for (const layer of ["user", "project"] as const) {
       assert.equal(config.providers[0].base_url, "https://api.deepseek.com/anthropic");
       assert.equal(config.providers[0].context_window, 1_000_000);
       assert.deepEqual(config.permissions.deny, ["Bash(rm -rf*)", "Bash(git push*)"]);
-      assert.deepEqual(config.permissions.allow, ["Bash(go test:*)", "Bash(git status:*)"]);
+      // A project's allow rules loosen the default mode, so they wait for the user's trust.
+      const allow = ["Bash(go test:*)", "Bash(git status:*)"];
+      assert.deepEqual(config.permissions.allow, layer === "user" ? allow : []);
+      assert.deepEqual(
+        config.untrustedSettings?.content,
+        layer === "user" ? undefined : { "permissions.allow": allow },
+      );
       assert.deepEqual(config.serve, { auth_mode: "none" });
       const resolved = resolveModel(config);
       assert.equal(resolved.model, "deepseek-v4-flash");

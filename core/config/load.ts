@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { join } from "node:path";
 import type { z } from "zod";
 import { providerKinds } from "../../providers/registry.ts";
 import { BUILTIN_SOURCE, builtinDefaults } from "./defaults.ts";
@@ -23,6 +23,9 @@ import {
   PROVIDER_KEYS,
 } from "./schema.ts";
 import { type KeyPath, locateKey, tomlKeyPositions } from "./toml_locate.ts";
+import { canonicalPathSync } from "../permission/confine.ts";
+import { isWithin } from "../../tools/paths.ts";
+import { LOOSENING_SETTINGS, projectSettingsDeclaration, type TrustDeclaration } from "./trust.ts";
 import type {
   AgentConfig,
   Config,
@@ -48,10 +51,20 @@ export interface LoadConfigOptions {
    * composition root must import the built-in provider kinds before loading.
    */
   knownKinds?: readonly string[];
+  /**
+   * Whether the project's loosening settings (`[permissions].allow`, `[sandbox].allow_write`,
+   * ... see `LOOSENING_SETTINGS` in trust.ts) apply: `true`, or a check of their declaration
+   * against the user's trust store. Absent or `false`: they are held back. Tightening settings
+   * (deny and ask rules, `forbid_read`, a stricter mode) always apply.
+   */
+  trustedProject?: boolean | ((settings: TrustDeclaration) => boolean);
 }
 
-/** The merged configuration plus non-fatal findings (unknown keys), one line each. */
-export type LoadedConfig = Config & { warnings: string[] };
+/**
+ * The merged configuration plus non-fatal findings (unknown keys), one line each, and the
+ * project's loosening settings when they were held back because the workspace is not trusted.
+ */
+export type LoadedConfig = Config & { warnings: string[]; untrustedSettings?: TrustDeclaration };
 
 type Table = Record<string, unknown>;
 
@@ -63,6 +76,8 @@ interface Layer {
   text?: string;
   trusted: boolean;
   data: LayerData;
+  /** Index in the file of each kept `[sandbox].allow_write` entry, when some were dropped. */
+  allowWriteIndex?: number[];
 }
 
 interface Context {
@@ -105,8 +120,18 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
 
   const projectPath = join(opts.cwd, "reasonix.toml");
   const projectText = await readConfigText(projectPath);
+  let untrustedSettings: TrustDeclaration | undefined;
   if (projectText !== undefined) {
-    layers.push(prepareLayer({ source: projectPath, trusted: false, text: projectText }, ctx));
+    const layer = prepareLayer({ source: projectPath, trusted: false, text: projectText }, ctx);
+    const settings = projectSettingsDeclaration(projectText, projectPath);
+    const trusted = typeof opts.trustedProject === "function"
+      ? settings !== undefined && opts.trustedProject(settings)
+      : opts.trustedProject === true;
+    if (settings && !trusted) {
+      holdBackLoosening(layer, settings);
+      untrustedSettings = settings;
+    }
+    layers.push(layer);
   }
 
   const config = finalize(mergeAll(layers), layers, ctx);
@@ -114,7 +139,23 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
     config.permissions.project_mode = ctx.projectMode.value;
     config.permissions.project_mode_source = ctx.projectMode.source;
   }
-  return { ...config, warnings: ctx.warnings };
+  return {
+    ...config,
+    warnings: ctx.warnings,
+    ...(untrustedSettings ? { untrustedSettings } : {}),
+  };
+}
+
+/**
+ * Removes the settings of an untrusted project file that would loosen what the user allows;
+ * a value that loosens nothing (`false`, an empty list) stays, as it may tighten a user's.
+ */
+function holdBackLoosening(layer: Layer, settings: TrustDeclaration): void {
+  const data = layer.data as Record<string, Table | undefined>;
+  for (const [table, key] of LOOSENING_SETTINGS) {
+    const section = data[table];
+    if (section && `${table}.${key}` in settings.content) delete section[key];
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -168,7 +209,11 @@ function prepareLayer(input: LayerInput, ctx: Context): Layer {
 /**
  * A project file (possibly from a cloned repository) can tighten what the user allows but
  * never loosen it: its permission mode is held back for the caller to apply only when it is
- * stricter, and sandbox roots outside the project are dropped with a warning.
+ * stricter, and sandbox roots that resolve outside the project are dropped with a warning.
+ * Roots are judged where they really lead: through every symlink of their deepest existing
+ * part (a committed `vendor/cache -> ../../..` is `/`, not `vendor/cache`), with `~` expanded
+ * as the permission layer will. Kept roots are rewritten to that resolved path, so they mean
+ * the same thing whatever directory the workspace root turns out to be.
  */
 function confineUntrusted(layer: Layer, ctx: Context): void {
   const permissions = layer.data.permissions as { mode?: string } | undefined;
@@ -180,26 +225,71 @@ function confineUntrusted(layer: Layer, ctx: Context): void {
     | { workspace_root?: string; allow_write?: string[] }
     | undefined;
   if (!sandbox) return;
-  const inside = (path: string) => {
-    const rel = relative(ctx.cwd, resolve(ctx.cwd, path));
-    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  const home = ctx.lookup("HOME") ?? ctx.lookup("USERPROFILE");
+  const project = canonicalPathSync(ctx.cwd);
+  const place = (path: string) => {
+    const expanded = home && (path === "~" || path.startsWith("~/"))
+      ? join(home, path.slice(1))
+      : path;
+    return canonicalPathSync(expanded, project);
   };
-  if (sandbox.workspace_root !== undefined && !inside(sandbox.workspace_root)) {
+  const refused = (key: KeyPath, path: string, resolved: string, fix: string) =>
     ctx.warnings.push(
-      `${layer.source}: [sandbox].workspace_root "${sandbox.workspace_root}" is outside the project ` +
-        "and is ignored; only your user config can move the workspace elsewhere",
+      `${where(layer, key)}[sandbox].${key[1]} "${path}" resolves to ${resolved}, outside the ` +
+        `project ${project}, and is ignored; ${fix}`,
     );
-    delete sandbox.workspace_root;
+  if (sandbox.workspace_root !== undefined && sandbox.workspace_root !== "") {
+    const resolved = place(sandbox.workspace_root);
+    if (isWithin(project, resolved)) sandbox.workspace_root = resolved;
+    else {
+      refused(
+        ["sandbox", "workspace_root"],
+        sandbox.workspace_root,
+        resolved,
+        "only your user config can move the workspace elsewhere",
+      );
+      delete sandbox.workspace_root;
+    }
   }
   if (sandbox.allow_write) {
-    sandbox.allow_write = sandbox.allow_write.filter((path) => {
-      if (inside(path)) return true;
-      ctx.warnings.push(
-        `${layer.source}: [sandbox].allow_write "${path}" is outside the project and is ignored; ` +
+    const kept: string[] = [];
+    const index: number[] = [];
+    sandbox.allow_write.forEach((path, i) => {
+      const resolved = place(path);
+      if (isWithin(project, resolved)) {
+        kept.push(resolved);
+        index.push(i);
+      } else {
+        refused(
+          ["sandbox", "allow_write", i],
+          path,
+          resolved,
           "grant it in your user config or approve it when asked",
-      );
-      return false;
+        );
+      }
     });
+    sandbox.allow_write = kept;
+    layer.allowWriteIndex = index;
+  }
+}
+
+/**
+ * Records where the effective `allow_write` entries and `workspace_root` were written, so the
+ * permission layer can name the file and line of a root it refuses. A list comes whole from
+ * the highest layer that set it.
+ */
+function sandboxOrigins(sandbox: SandboxConfig, layers: Layer[]): void {
+  const from = (key: "allow_write" | "workspace_root") =>
+    [...layers].reverse().find((l) => l.text !== undefined && l.data.sandbox?.[key] !== undefined);
+  const writeLayer = from("allow_write");
+  if (writeLayer) {
+    sandbox.allow_write_at = sandbox.allow_write.map((_, i) =>
+      sourceLocation(writeLayer, ["sandbox", "allow_write", writeLayer.allowWriteIndex?.[i] ?? i])
+    );
+  }
+  const rootLayer = from("workspace_root");
+  if (rootLayer) {
+    sandbox.workspace_root_at = sourceLocation(rootLayer, ["sandbox", "workspace_root"]);
   }
 }
 
@@ -549,6 +639,7 @@ function finalize(merged: LayerData, layers: Layer[], ctx: Context): Config {
     sources: layers.filter((l) => l.text !== undefined).map((l) => l.source),
     default_model_from: defaultFrom?.source ?? BUILTIN_SOURCE,
   };
+  sandboxOrigins(config.sandbox, layers);
   const defaultLine = defaultFrom && locate(defaultFrom, ["default_model"]).line;
   if (defaultLine !== undefined) config.default_model_line = defaultLine;
   if (merged.keep !== undefined) config.keep = merged.keep;

@@ -157,10 +157,99 @@ allow = ["Bash(go test:*)"]
 ask = ["Edit(docs/**)"]
 `,
     );
-    const { permissions } = await load(dirs);
+    const { permissions } = await loadConfig({
+      cwd: dirs.cwd,
+      home: dirs.home,
+      env: {},
+      knownKinds: KINDS,
+      trustedProject: true,
+    });
     assert.deepEqual(permissions.deny, ["Bash(rm -rf*)"]);
     assert.deepEqual(permissions.allow, ["Bash(git status:*)", "Bash(go test:*)"]);
     assert.deepEqual(permissions.ask, ["Edit(docs/**)"]);
+  });
+});
+
+Deno.test("an untrusted project's allow rules and other loosening settings are held back; its deny and ask rules apply", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(dirs.userConfig, `[permissions]\nallow = ["Bash(git status:*)"]\n`);
+    await dirs.write(
+      dirs.projectConfig,
+      `[permissions]
+deny = ["Bash(rm:*)"]
+ask = ["Edit(docs/**)"]
+allow = ["Bash", "Edit"]
+
+[sandbox]
+allow_write = ["build"]
+forbid_read = ["secrets"]
+allow_unix_sockets = true
+
+[tools]
+pass_env = ["DEEPSEEK_API_KEY"]
+`,
+    );
+    const config = await load(dirs);
+    assert.deepEqual(config.permissions.allow, ["Bash(git status:*)"]);
+    assert.deepEqual(config.permissions.deny, ["Bash(rm:*)"]);
+    assert.deepEqual(config.permissions.ask, ["Edit(docs/**)"]);
+    assert.deepEqual(config.sandbox.allow_write, []);
+    assert.deepEqual(config.sandbox.forbid_read, ["secrets"]);
+    assert.notEqual(config.sandbox.allow_unix_sockets, true);
+    assert.deepEqual(config.tools.pass_env ?? [], []);
+    assert.equal(config.untrustedSettings?.file, dirs.projectConfig);
+    assert.equal(config.untrustedSettings?.line, 4);
+    assert.deepEqual(config.untrustedSettings?.content, {
+      "permissions.allow": ["Bash", "Edit"],
+      "sandbox.allow_write": ["build"],
+      "sandbox.allow_unix_sockets": true,
+      "tools.pass_env": ["DEEPSEEK_API_KEY"],
+    });
+  });
+});
+
+Deno.test("an untrusted project's switch that tightens a user's setting still applies", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(
+      dirs.userConfig,
+      `[sandbox]\nallow_unix_sockets = true\n[tools]\npass_env = ["GH_TOKEN"]\n`,
+    );
+    await dirs.write(
+      dirs.projectConfig,
+      `[permissions]\nallow = ["Bash"]\n[sandbox]\nallow_unix_sockets = false\n[tools]\npass_env = []\n`,
+    );
+    const config = await load(dirs);
+    assert.deepEqual(config.permissions.allow, []);
+    assert.equal(config.sandbox.allow_unix_sockets, false);
+    assert.deepEqual(config.tools.pass_env, []);
+  });
+});
+
+Deno.test("a trusted project's loosening settings apply when the trust check accepts their declaration", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(dirs.projectConfig, `[permissions]\nallow = ["Bash(npm test:*)"]\n`);
+    const seen: unknown[] = [];
+    const config = await loadConfig({
+      cwd: dirs.cwd,
+      home: dirs.home,
+      env: {},
+      knownKinds: KINDS,
+      trustedProject: (settings) => {
+        seen.push(settings.content);
+        return true;
+      },
+    });
+    assert.deepEqual(seen, [{ "permissions.allow": ["Bash(npm test:*)"] }]);
+    assert.deepEqual(config.permissions.allow, ["Bash(npm test:*)"]);
+    assert.equal(config.untrustedSettings, undefined);
+    const refused = await loadConfig({
+      cwd: dirs.cwd,
+      home: dirs.home,
+      env: {},
+      knownKinds: KINDS,
+      trustedProject: () => false,
+    });
+    assert.deepEqual(refused.permissions.allow, []);
   });
 });
 
@@ -616,14 +705,32 @@ Deno.test("a project file cannot widen the sandbox or set the mode directly", as
       dirs.projectConfig,
       `[permissions]\nmode = "yolo"\n[sandbox]\nworkspace_root = "/"\nallow_write = ["/etc", "build", "./out/../tmp"]\n`,
     );
-    const config = await load(dirs);
+    // Trusted, so its roots are only confined to the project, not held back.
+    const config = await loadConfig({
+      cwd: dirs.cwd,
+      home: dirs.home,
+      env: {},
+      knownKinds: KINDS,
+      trustedProject: true,
+    });
     assert.equal(config.permissions.mode, "ask");
     assert.equal(config.permissions.project_mode, "yolo");
     assert.equal(config.permissions.project_mode_source, dirs.projectConfig);
     assert.equal(config.sandbox.workspace_root, undefined);
-    assert.deepEqual(config.sandbox.allow_write, ["build", "./out/../tmp"]);
-    assert.ok(config.warnings.some((w) => w.includes('workspace_root "/" is outside the project')));
-    assert.ok(config.warnings.some((w) => w.includes('allow_write "/etc" is outside the project')));
+    // Kept roots are the resolved paths the check judged, not the text.
+    const project = await Deno.realPath(dirs.cwd);
+    assert.deepEqual(config.sandbox.allow_write, [join(project, "build"), join(project, "tmp")]);
+    assert.ok(
+      config.warnings.some((w) =>
+        w.includes(`reasonix.toml:4: [sandbox].workspace_root "/" resolves to /, outside`)
+      ),
+      config.warnings.join("\n"),
+    );
+    assert.ok(
+      config.warnings.some((w) =>
+        w.includes(`reasonix.toml:5: [sandbox].allow_write "/etc" resolves to /etc, outside`)
+      ),
+    );
   });
 });
 
@@ -761,5 +868,49 @@ Deno.test("a wrong element of a string list is reported as one string", async ()
       line: 2,
       includes: "tools.enabled[1] must be a string, got 1",
     });
+  });
+});
+
+Deno.test("a project root is judged where its symlinks lead, and kept roots carry their line", async () => {
+  await withDirs(async (dirs) => {
+    const project = await Deno.realPath(dirs.cwd);
+    await Deno.mkdir(join(dirs.cwd, "vendor"));
+    await Deno.symlink("../../../../../../../..", join(dirs.cwd, "vendor/cache"));
+    await Deno.symlink(dirs.home, join(dirs.cwd, "home-link"));
+    await Deno.mkdir(join(dirs.cwd, "build"));
+    await dirs.write(
+      dirs.projectConfig,
+      `[sandbox]\nworkspace_root = "home-link"\nallow_write = [\n  "vendor/cache",\n  "build",\n  "~",\n]\n`,
+    );
+    const config = await loadConfig({
+      cwd: dirs.cwd,
+      home: dirs.home,
+      env: { HOME: dirs.home },
+      knownKinds: KINDS,
+      trustedProject: true,
+    });
+    assert.deepEqual(config.sandbox.allow_write, [join(project, "build")]);
+    assert.equal(config.sandbox.workspace_root, undefined);
+    const warned = config.warnings.join("\n");
+    assert.match(warned, /reasonix\.toml:2: \[sandbox\]\.workspace_root "home-link" resolves to/);
+    assert.match(
+      warned,
+      /reasonix\.toml:4: \[sandbox\]\.allow_write "vendor\/cache" resolves to \/,/,
+    );
+    assert.match(warned, /reasonix\.toml:6: \[sandbox\]\.allow_write "~" resolves to/);
+    // The kept entry points at its own line, not the first entry's.
+    assert.deepEqual(config.sandbox.allow_write_at, [
+      { file: dirs.projectConfig, line: 5, trusted: false },
+    ]);
+  });
+});
+
+Deno.test("user allow_write entries carry their file and line for the permission layer", async () => {
+  await withDirs(async (dirs) => {
+    await dirs.write(dirs.userConfig, `# mine\n[sandbox]\nallow_write = ["~", "/cache"]\n`);
+    const config = await load(dirs);
+    assert.deepEqual(config.sandbox.allow_write, ["~", "/cache"]);
+    assert.deepEqual(config.sandbox.allow_write_at?.map((at) => at.line), [3, 3]);
+    assert.equal(config.sandbox.allow_write_at?.[0].file, dirs.userConfig);
   });
 });

@@ -2,8 +2,9 @@
  * How a higher configuration layer combines with a lower one.
  *
  * - tables merge key by key, recursively (this includes the raw `[mcp]` table);
- * - arrays are replaced by the higher layer, except `permissions.allow/ask/deny`, which are
- *   concatenated so a project file can never remove a user-level rule;
+ * - arrays are replaced by the higher layer, except `permissions.allow/ask/deny` and
+ *   `sandbox.forbid_read`, which are concatenated so a project file can never remove a
+ *   user-level rule or hidden path;
  * - `[[providers]]` merge by `name`: a higher table with a known name overrides that
  *   provider's fields, a new name is appended.
  *
@@ -11,7 +12,12 @@
  */
 import type { LayerData, LayerProvider } from "./schema.ts";
 
-const CONCATENATED = new Set(["permissions.allow", "permissions.ask", "permissions.deny"]);
+const CONCATENATED = new Set([
+  "permissions.allow",
+  "permissions.ask",
+  "permissions.deny",
+  "sandbox.forbid_read",
+]);
 
 /** Merges `higher` over `lower`. Neither input is modified. */
 export function mergeLayers(lower: LayerData, higher: LayerData): LayerData {

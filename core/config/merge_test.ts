@@ -32,6 +32,16 @@ Deno.test("mergeLayers concatenates permission rules so a higher layer cannot dr
   });
 });
 
+Deno.test("mergeLayers adds a higher layer's forbid_read to the lower's, never replaces it", () => {
+  const merged = mergeLayers(
+    { sandbox: { allow_write: ["/cache"], forbid_read: ["~/.ssh"] } },
+    { sandbox: { allow_write: [], forbid_read: [] } },
+  );
+  assert.deepEqual(merged.sandbox, { allow_write: [], forbid_read: ["~/.ssh"] });
+  const added = mergeLayers(merged, { sandbox: { forbid_read: ["secrets", "~/.ssh"] } });
+  assert.deepEqual(added.sandbox?.forbid_read, ["~/.ssh", "secrets"]);
+});
+
 Deno.test("mergeLayers merges [[providers]] by name and appends new names", () => {
   const merged = mergeLayers(
     {

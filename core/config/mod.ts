@@ -14,6 +14,25 @@ export { BUILTIN_SOURCE, builtinDefaults } from "./defaults.ts";
 export { builtinPrice, DEEPSEEK_ORIGIN } from "./prices.ts";
 export { mergeLayers } from "./merge.ts";
 export { loadConfig, type LoadConfigOptions, type LoadedConfig } from "./load.ts";
+export {
+  canonicalJson,
+  declarationHash,
+  declarationSummary,
+  LOOSENING_SETTINGS,
+  printable,
+  projectProviderDeclarations,
+  projectSettingsDeclaration,
+  SETTINGS_NAME,
+  shellWord,
+  type TrustDeclaration,
+  type TrustGrant,
+  type TrustKind,
+  type TrustSnapshot,
+  TrustStore,
+  workspaceFile,
+  workspaceKey,
+  type WorkspaceTrust,
+} from "./trust.ts";
 export { applyFlags, type ConfigFlags } from "./flags.ts";
 export { type ApiKeyOptions, resolveApiKey } from "./api_key.ts";
 export { type EndpointOrigin, endpointOrigins, originOf } from "./endpoint.ts";

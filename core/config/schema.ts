@@ -127,6 +127,13 @@ const toolsSchema = table({
   bash_timeout_seconds: positive("a number of seconds greater than 0").optional(),
   mcp_startup_timeout_seconds: positive("a number of seconds greater than 0").optional(),
   mcp_call_timeout_seconds: positive("a number of seconds greater than 0").optional(),
+  pass_env: z.array(
+    z.string({ error: "the name of an environment variable" }).regex(
+      /^[A-Za-z_][A-Za-z0-9_]*$/,
+      "the name of an environment variable (letters, digits, _)",
+    ),
+    { error: "a list of environment variable names" },
+  ).optional(),
 });
 
 const PERMISSION_MODES = `one of ${PRESETS.map((p) => `"${p.name}"`).join(", ")}`;
@@ -144,6 +151,7 @@ const sandboxSchema = table({
   workspace_root: z.string({ error: "a path (or empty)" }).optional(),
   allow_write: strList().optional(),
   forbid_read: strList().optional(),
+  allow_unix_sockets: z.boolean({ error: "true or false" }).optional(),
 });
 
 /** One configuration file (or the built-in defaults) after parsing. */

@@ -120,6 +120,11 @@ export interface ToolsConfig {
   bash_timeout_seconds: number;
   mcp_startup_timeout_seconds: number;
   mcp_call_timeout_seconds: number;
+  /**
+   * Variables kept in the environment of child processes (`bash`, MCP servers) although they
+   * are provider keys or come from the home `.env`, which are otherwise removed.
+   */
+  pass_env?: string[];
 }
 
 /** `[permissions]`. */
@@ -142,6 +147,15 @@ export interface SandboxConfig {
   workspace_root?: string;
   allow_write: string[];
   forbid_read: string[];
+  /**
+   * Lets sandboxed commands in modes without network create unix sockets (docker.sock, the
+   * D-Bus bus, ssh-agent) again; default false.
+   */
+  allow_unix_sockets?: boolean;
+  /** Where each `allow_write` entry was written (set by the loader), for messages. */
+  allow_write_at?: SourceLocation[];
+  /** Where `workspace_root` was written (set by the loader), for messages. */
+  workspace_root_at?: SourceLocation;
 }
 
 /** The merged, validated, `${VAR}`-expanded configuration. */

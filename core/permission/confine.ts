@@ -18,8 +18,14 @@ const MAX_LINKS = 40;
  * components are followed through symlinks, missing ones are appended as written.
  */
 export async function canonicalPath(path: string, base?: string): Promise<string> {
+  // One implementation for both: the walk is a handful of lstat calls.
+  return await Promise.resolve().then(() => canonicalPathSync(path, base));
+}
+
+/** {@linkcode canonicalPath}, synchronously (for the configuration loader). */
+export function canonicalPathSync(path: string, base?: string): string {
   const absolute = resolve(base ?? "/", path);
-  if (Deno.build.os === "windows") return await canonicalWindows(absolute);
+  if (Deno.build.os === "windows") return canonicalWindows(absolute);
   const root = parse(absolute).root;
   let resolved = root;
   let parts = absolute.slice(root.length).split(sep);
@@ -34,7 +40,7 @@ export async function canonicalPath(path: string, base?: string): Promise<string
     const next = join(resolved, name);
     let info: Deno.FileInfo;
     try {
-      info = await Deno.lstat(next);
+      info = Deno.lstatSync(next);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
         // Nothing further exists, so nothing further can be a link; `..` stays lexical.
@@ -44,7 +50,7 @@ export async function canonicalPath(path: string, base?: string): Promise<string
     }
     if (info.isSymlink) {
       if (++links > MAX_LINKS) throw new Deno.errors.FilesystemLoop(`too many links in ${path}`);
-      const target = await Deno.readLink(next);
+      const target = Deno.readLinkSync(next);
       parts = [...target.split(sep), ...parts];
       if (isAbsolute(target)) resolved = parse(target).root;
       continue;
@@ -55,12 +61,12 @@ export async function canonicalPath(path: string, base?: string): Promise<string
 }
 
 /** Windows: the deepest existing ancestor through `realPath`, then the missing rest. */
-async function canonicalWindows(absolute: string): Promise<string> {
+function canonicalWindows(absolute: string): string {
   const rest: string[] = [];
   let current = absolute;
   while (true) {
     try {
-      return join(await Deno.realPath(current), ...rest.reverse());
+      return join(Deno.realPathSync(current), ...rest.reverse());
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
       const parent = dirname(current);

@@ -13,14 +13,17 @@ import type { AgentEvent, PermissionDecision } from "../agent/events.ts";
 import type { GateDecision, ToolGate } from "../agent/tool_exec.ts";
 import type { Tool, ToolAccess } from "../../tools/types.ts";
 import { canonicalPath, type WriteScope } from "./confine.ts";
+import { controlTargets } from "./control_files.ts";
 import {
   denyMessage,
   describeCall,
   headlessAskMessage,
   headlessScopeMessage,
+  moveDeniedMessage,
   shownPath,
   userDeniedMessage,
 } from "./messages.ts";
+import { entryPath, moveViolation } from "./read_guard.ts";
 import type { Policy, PolicyCall, Verdict } from "./policy.ts";
 import { isWithin } from "../../tools/paths.ts";
 
@@ -114,16 +117,29 @@ export class PermissionGate implements ToolGate {
     const readOnly = access.readOnly ?? tool.readOnly;
     let call: PolicyCall;
     let extraDirs: string[];
+    let moves: { from: string; to: string }[];
     try {
       const canon = (paths: readonly string[] | undefined) =>
         Promise.all((paths ?? []).map((p) => canonicalPath(p, root)));
+      moves = await Promise.all(
+        (access.moves ?? []).map(async (m) => ({
+          from: await entryPath(m.from, root),
+          to: await entryPath(m.to, root),
+        })),
+      );
+      // A rename writes the entries themselves (a link, not its target) besides where the
+      // paths lead, so both are confined and checked for control files.
+      const writes = [
+        ...new Set([...await canon(access.writes), ...moves.flatMap((m) => [m.from, m.to])]),
+      ];
       call = {
         tool: tool.name,
         family,
         readOnly,
         command: access.command,
         reads: await canon(access.reads),
-        writes: await canon(access.writes),
+        writes,
+        ...(writes.length ? { controlTargets: await controlTargets(root) } : {}),
       };
       extraDirs = await canon(access.extraWriteDirs?.dirs);
     } catch (error) {
@@ -151,13 +167,25 @@ export class PermissionGate implements ToolGate {
       }
     }
 
+    for (const move of moves) {
+      const violation = await moveViolation({ ...move, policy, scope, signal: opts.signal });
+      if (violation) {
+        return finish("deny", false, violation.rule, moveDeniedMessage(call, violation, root));
+      }
+    }
+
     const verdict = policy.decide(call);
     if (verdict.decision === "deny") {
       return finish("deny", false, verdict.rule, denyMessage(verdict, call, preset, root));
     }
+    const control = verdict.source === "control";
+    if (control && !this.#opts.broker) {
+      return finish("ask", false, verdict.rule, headlessAskMessage(verdict, call, preset, root));
+    }
     let decision: PermissionDecision = verdict.decision;
     let rule = verdict.rule;
-    if (decision === "ask") {
+    // Control files are approved one call at a time: no session grant covers them.
+    if (decision === "ask" && !control) {
       const grant = this.#granted(call, verdict);
       if (grant) {
         decision = "allow";
@@ -202,6 +230,7 @@ export class PermissionGate implements ToolGate {
         detail: [
           justification ? `Justification: ${justification}` : "",
           call.command !== undefined ? `Command: ${call.command}` : "",
+          control ? `It also ${verdict.note}.` : "",
           `Writable roots now: ${scope.roots().join(", ")}`,
         ].filter(Boolean).join("\n"),
         sessionScope: `write access to ${scopeDirs.join(", ")} for this session`,
@@ -256,6 +285,12 @@ export class PermissionGate implements ToolGate {
   /** What "allow for this session" binds to for this call. */
   #sessionScope(call: PolicyCall, verdict: Verdict): { label: string; grant(): void } {
     const root = this.#opts.workspaceRoot;
+    if (verdict.source === "control") {
+      return {
+        label: "this call only (control files are approved one call at a time)",
+        grant: () => {},
+      };
+    }
     if (call.command !== undefined) {
       const command = call.command.trim();
       return {

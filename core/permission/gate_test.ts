@@ -312,3 +312,96 @@ Deno.test("a headless copy keeps the session grants but never asks", async () =>
     await Deno.remove(s.base, { recursive: true });
   }
 });
+
+const WRITE = tool("write_file", false);
+const MOVE = tool("move_file", false);
+const move = (from: string, to: string): ToolAccess => ({
+  rule: "Edit",
+  writes: [from, to],
+  moves: [{ from, to }],
+});
+
+Deno.test("control-file writes are refused headless in accept-edits, naming what allows them", async () => {
+  const s = await setup("accept-edits", { allow: ["Edit"] });
+  try {
+    const r = await s.check(WRITE, { rule: "Write", writes: [".mcp.json"] });
+    assert.equal(r.allow, false);
+    assert.match(r.reason!, /control file \.mcp\.json/);
+    assert.match(r.reason!, /--permission-mode yolo/);
+    assert.match(r.reason!, /themselves/);
+    const event = permissions(s.events)[0];
+    assert.deepEqual([event.decision, event.allowed, event.rule], ["ask", false, "control files"]);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("a control-file approval covers one call: no session grant extends to it", async () => {
+  const broker = new ScriptedBroker(["session", "session", "once", "deny"]);
+  const s = await setup("ask", { broker });
+  try {
+    // An edit grant for the workspace root does not cover the control files in it.
+    assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["README.md"] })).allow, true);
+    assert.equal(broker.asked[0].sessionScope, "edits under .");
+    assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["notes.md"] })).allow, true);
+    assert.equal(broker.asked.length, 1);
+    const first = await s.check(EDIT, { rule: "Edit", writes: ["reasonix.toml"] });
+    assert.equal(first.allow, true);
+    assert.match(broker.asked[1].sessionScope!, /this call only/);
+    assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["reasonix.toml"] })).allow, true);
+    const third = await s.check(EDIT, { rule: "Edit", writes: ["reasonix.toml"] });
+    assert.equal(third.allow, false);
+    assert.equal(broker.asked.length, 4);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("a symlinked control file protects what it points at", async () => {
+  const s = await setup("auto");
+  try {
+    await Deno.writeTextFile(join(s.ws, "servers.json"), "{}");
+    await Deno.symlink("servers.json", join(s.ws, ".mcp.json"));
+    const r = await s.check(WRITE, { rule: "Write", writes: ["servers.json"] });
+    assert.equal(r.allow, false);
+    assert.match(r.reason!, /control file servers\.json/);
+    // A rename replaces the link itself, which is the control file.
+    const over = await s.check(MOVE, move("src", ".mcp.json"));
+    assert.equal(over.allow, false);
+    assert.match(over.reason!, /control file/);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("renaming a directory above a forbid_read path is refused, in yolo too", async () => {
+  const s = await setup("yolo", { forbid: ["ws/config/secret.env"] });
+  try {
+    await Deno.mkdir(join(s.ws, "config"));
+    await Deno.writeTextFile(join(s.ws, "config/secret.env"), "k");
+    const r = await s.check(MOVE, move("config", "c2"));
+    assert.equal(r.allow, false);
+    assert.match(r.reason!, /would move config\/secret\.env, which is in \[sandbox\]\.forbid_read/);
+    assert.equal(permissions(s.events)[0].rule, "[sandbox].forbid_read");
+    assert.equal((await s.check(MOVE, move("src", "src2"))).allow, true);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});
+
+Deno.test("renaming a read-denied file, or a directory a rule is anchored in, is refused", async () => {
+  const s = await setup("accept-edits", { deny: ["Read(**/.env)", "Read(keys/**)"] });
+  try {
+    await Deno.mkdir(join(s.ws, "app"));
+    await Deno.writeTextFile(join(s.ws, "app/.env"), "k");
+    const file = await s.check(MOVE, move("app/.env", "app/env.txt"));
+    assert.equal(file.allow, false);
+    assert.match(file.reason!, /read rule "Read\(\*\*\/\.env\)" protects/);
+    assert.equal((await s.check(MOVE, move("app", "application"))).allow, true);
+    const anchored = await s.check(MOVE, move("keys", "open"));
+    assert.equal(anchored.allow, false);
+    assert.match(anchored.reason!, /"Read\(keys\/\*\*\)"/);
+  } finally {
+    await Deno.remove(s.base, { recursive: true });
+  }
+});

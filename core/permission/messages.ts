@@ -6,7 +6,9 @@
  */
 import { relative } from "node:path";
 import { isWithin, toPosix } from "../../tools/paths.ts";
+import { CONTROL_FILES_SUMMARY } from "./control_files.ts";
 import type { PolicyCall, Verdict } from "./policy.ts";
+import type { MoveViolation } from "./read_guard.ts";
 import type { Preset } from "./presets.ts";
 import { analyzeShell } from "./shell_parse.ts";
 
@@ -83,6 +85,12 @@ export function denyMessage(
   root: string,
 ): string {
   const what = describeCall(call, root);
+  if (verdict.source === "deny" && verdict.note) {
+    return `Permission denied: ${what} cannot be checked: ${verdict.note}. Deny rules fail ` +
+      `closed ([permissions].deny or --deny). Write every program it runs out plainly, without ` +
+      `eval, source, traps, aliases, array subscripts, indirect expansions or a shell reading ` +
+      `standard input; do not retry it in another form to get around the rule.`;
+  }
   if (verdict.source === "deny") {
     return `Permission denied: ${what} matches the deny rule "${verdict.rule}" ` +
       `([permissions].deny or --deny). Explicit deny rules apply in every permission mode; do ` +
@@ -103,13 +111,23 @@ export function headlessAskMessage(
 ): string {
   const head = `Not run: ${describeCall(call, root)} needs approval in the "${preset.name}" ` +
     `permission mode, and this run has no one to ask (headless runs and subagents fail closed).`;
+  if (verdict.source === "control") {
+    const files = (verdict.controlFiles ?? []).map((p) => shownPath(p, root)).join(", ");
+    return `Not run: ${call.tool} would change the control file${
+      verdict.controlFiles?.length === 1 ? "" : "s"
+    } ${files}: Reasonix or git act on these at the next start (MCP servers, rules, commands, ` +
+      `hooks), so a person approves every change to them, in every permission mode but yolo ` +
+      `and whatever the allow rules say (protected: ${CONTROL_FILES_SUMMARY}). This run has no ` +
+      `one to ask. Leave the file alone, or tell the user the change to make; they can make ` +
+      `it themselves, approve it in an interactive session, or run with --permission-mode yolo.`;
+  }
+  if (verdict.source === "ask" && verdict.note) {
+    return `${head} ${capitalize(verdict.note)}; rewrite it with every program written out ` +
+      `plainly, or run interactively.`;
+  }
   if (verdict.source === "ask") {
     return `${head} It matches the ask rule "${verdict.rule}"; ask rules always need a person, so ` +
       `run it interactively or remove the rule.`;
-  }
-  if (verdict.source === "deny") {
-    return `${head} ${capitalize(verdict.note ?? "")}; rewrite it with the program written out ` +
-      `(deny rule "${verdict.rule}" must be checkable), or run interactively.`;
   }
   switch (verdict.kind) {
     case "bash": {
@@ -152,6 +170,35 @@ export function headlessScopeMessage(
     `subagents fail closed). To allow it, add ${
       dirs.map((d) => `"${d}"`).join(", ")
     } to [sandbox].allow_write in reasonix.toml or ~/.reasonix/config.toml.`;
+}
+
+/** Why a rename was refused: it would carry a read-protected path to an unprotected name. */
+export function moveDeniedMessage(
+  call: PolicyCall,
+  violation: MoveViolation,
+  root: string,
+): string {
+  const what = `Permission denied: ${describeCall(call, root)}`;
+  const path = shownPath(violation.path, root);
+  switch (violation.kind) {
+    case "forbid_read":
+      return `${what} would move ${path}, which is in [sandbox].forbid_read or holds or lies ` +
+        `inside an entry of it; a rename would make it readable under another name. Leave ` +
+        `it where it is.`;
+    case "anchor":
+      return `${what} would move ${path}, which the read rule "${violation.rule}" protects ` +
+        `(or a directory above it); under the new name the rule would no longer match. Leave ` +
+        `it where it is, or ask the user to change the rule.`;
+    case "tree":
+      return `${what} would carry ${path}, which the read rule "${violation.rule}" protects, ` +
+        `to a name the rule does not match. Leave it where it is, or move other files.`;
+    case "too_large":
+      return `${what} would move ${path}, a tree too large to check against the read rules ` +
+        `([permissions].deny and ask rules on reads). Move smaller parts, or ask the user.`;
+    case "unreadable":
+      return `${what} would move ${path}, which cannot be listed to check it against the ` +
+        `read rules. Fix its permissions, or ask the user to move it.`;
+  }
 }
 
 /** The user said no. */

@@ -9,16 +9,26 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { ApprovalBroker } from "../agent/approval.ts";
 import { ConfigError } from "../config/errors.ts";
 import type { PermissionsConfig, SandboxConfig } from "../config/types.ts";
-import type { ShellLauncher } from "../../tools/types.ts";
+import type { ReadGuard, ShellLauncher } from "../../tools/types.ts";
 import { canonicalPath, WriteScope } from "./confine.ts";
 import { revokeWritePermissions } from "./deno_perms.ts";
 import { PermissionGate } from "./gate.ts";
 import { Policy, type RuleSet } from "./policy.ts";
+import { PermissionReadGuard } from "./read_guard.ts";
 import { type Preset, presetNamed, PRESETS } from "./presets.ts";
 import { parseRule, type Rule } from "./rules.ts";
-import { backendFor, createSandboxShell, type SandboxBackend } from "./sandbox/mod.ts";
+import { refuseBroadRoots } from "./roots.ts";
+import {
+  backendFor,
+  createSandboxShell,
+  type SandboxBackend,
+  type SandboxPrograms,
+} from "./sandbox/mod.ts";
+import { findTrustedProgram } from "../../tools/shell.ts";
 
 export { canonicalPath, WriteScope } from "./confine.ts";
+export { CONTROL_FILES_SUMMARY, controlFileOf, controlTargets } from "./control_files.ts";
+export { MAX_MOVE_SCAN, PermissionReadGuard } from "./read_guard.ts";
 export { REVOKED_IN_READ_ONLY, revokeWritePermissions } from "./deno_perms.ts";
 export { PermissionGate, type PermissionGateOptions, type PermissionRecord } from "./gate.ts";
 export {
@@ -52,12 +62,15 @@ export {
   bwrapArgs,
   createSandboxShell,
   type SandboxBackend,
+  SandboxPathError,
+  type SandboxPrograms,
   type SandboxShellOptions,
   SandboxUnavailableError,
   seatbeltArgs,
   seatbeltProfile,
   WriteScopeError,
 } from "./sandbox/mod.ts";
+export { broadRoot, refuseBroadRoots } from "./roots.ts";
 
 /** Options of {@linkcode setupPermissions}. */
 export interface PermissionSetupOptions {
@@ -72,8 +85,16 @@ export interface PermissionSetupOptions {
   broker?: ApprovalBroker;
   /** Platform override for tests; default `Deno.build.os`. */
   os?: typeof Deno.build.os;
-  /** Program lookup override for tests (e.g. to simulate a missing bwrap). */
+  /**
+   * Program lookup override for tests (e.g. to simulate a missing bwrap). Default: `PATH` from
+   * `env`, skipping relative entries and entries in the writable roots.
+   */
   which?: (name: string) => Promise<string | undefined>;
+  /**
+   * The directory Reasonix was started in, whose `reasonix.toml`, `.mcp.json` and `.env` it
+   * reads; its control files are protected like the workspace root's. Default: the root.
+   */
+  projectDir?: string;
 }
 
 /** Everything the permission layer gives a runtime. */
@@ -84,6 +105,8 @@ export interface Permissions {
   gate: PermissionGate;
   /** The launcher `bash` must use (`ToolContext.shell`). */
   shell: ShellLauncher;
+  /** Read rules per file, for searches and listings (`ToolContext.readGuard`). */
+  readGuard: ReadGuard;
   backend: SandboxBackend;
   /**
    * Raises the process-level second wall for the preset (read-only: revoke Deno's write and
@@ -169,7 +192,8 @@ export async function setupPermissions(opts: PermissionSetupOptions): Promise<Pe
   const preset = presetNamed(opts.permissions.mode);
   const home = opts.env.HOME ?? opts.env.USERPROFILE;
   const rules = parseRules(opts.permissions, home);
-  const root = opts.workspaceRoot;
+  // Every root is judged by where it really leads (symlinks followed) before it is trusted.
+  const root = await canonicalPath(opts.workspaceRoot);
   const place = async (path: string) => {
     const expanded = expandHome(path, home);
     return await canonicalPath(isAbsolute(expanded) ? expanded : resolve(root, expanded));
@@ -177,10 +201,39 @@ export async function setupPermissions(opts: PermissionSetupOptions): Promise<Pe
   const tempDir = await canonicalPath(opts.tempDir);
   const allowWrite = await Promise.all(opts.sandbox.allow_write.map(place));
   const forbidRead = await Promise.all(opts.sandbox.forbid_read.map(place));
+  if (preset.sandbox === "workspace-write") {
+    const configured = opts.sandbox.workspace_root;
+    refuseBroadRoots([
+      ...opts.sandbox.allow_write.map((written, i) => ({
+        key: "allow_write",
+        written,
+        resolved: allowWrite[i],
+        at: opts.sandbox.allow_write_at?.[i],
+      })),
+      ...(configured
+        ? [{
+          key: "workspace_root",
+          written: configured,
+          resolved: root,
+          at: opts.sandbox.workspace_root_at,
+        }]
+        : []),
+    ], home === undefined ? undefined : await canonicalPath(home));
+  }
   const scope = new WriteScope([root, tempDir, ...allowWrite], forbidRead);
+  const projectDir = await canonicalPath(opts.projectDir ?? root);
 
   const os = opts.os ?? Deno.build.os;
   const backend = backendFor(os);
+  // Resolved once, now: never from a relative PATH entry or one a sandboxed command can write.
+  const untrusted = [...new Set([...scope.roots(), projectDir])];
+  const path = opts.env.PATH ?? Deno.env.get("PATH");
+  const which = opts.which ?? ((name: string) => findTrustedProgram(name, { path, untrusted }));
+  const programs: SandboxPrograms = {
+    bash: await which("bash"),
+    setsid: await which("setsid"),
+    bwrap: backend === "bubblewrap" ? await which("bwrap") : undefined,
+  };
   const policy = new Policy({
     preset,
     rules,
@@ -193,8 +246,10 @@ export async function setupPermissions(opts: PermissionSetupOptions): Promise<Pe
     scope,
     tempDir,
     os,
-    which: opts.which,
+    programs,
     presetName: preset.name,
+    controlDirs: [...new Set([root, projectDir])],
+    allowUnixSockets: opts.sandbox.allow_unix_sockets ?? false,
   });
   const gate = new PermissionGate({
     policy,
@@ -210,6 +265,7 @@ export async function setupPermissions(opts: PermissionSetupOptions): Promise<Pe
     scope,
     gate,
     shell,
+    readGuard: new PermissionReadGuard(policy, scope),
     backend,
     async lockDown() {
       if (locked || !preset.strict) return;

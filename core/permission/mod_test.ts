@@ -56,3 +56,92 @@ Deno.test("setup resolves writable roots: workspace, session temp, allow_write (
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a writable root of /, the home directory or above it is refused outside yolo", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-setup-" }));
+  try {
+    const home = join(base, "home");
+    await Deno.mkdir(join(home, "bin"), { recursive: true });
+    await Deno.symlink("..", join(home, "bin/up"));
+    const setup = (mode: string, allow_write: string[]) =>
+      setupPermissions({
+        permissions: { ...PERMS, mode },
+        sandbox: {
+          allow_write,
+          forbid_read: [],
+          allow_write_at: allow_write.map(() => ({
+            file: "/u/config.toml",
+            line: 7,
+            trusted: true,
+          })),
+        },
+        workspaceRoot: join(base, "home/bin"),
+        tempDir: join(base, "temp"),
+        env: { HOME: home },
+      });
+    for (const entry of ["~", "/", base, "~/bin/up", "~/bin/../.."]) {
+      await assert.rejects(
+        () => setup("auto", [entry]),
+        (e: Error) =>
+          e instanceof ConfigError && e.file === "/u/config.toml" && e.line === 7 &&
+          e.message.includes(`[sandbox].allow_write "${entry}"`) &&
+          /narrower directory/.test(e.message) && /yolo/.test(e.message),
+        entry,
+      );
+    }
+    // ask and accept-edits write there too (after asking); read-only and yolo do not confine.
+    await assert.rejects(() => setup("ask", ["~"]), ConfigError);
+    await setup("read-only", ["~"]);
+    await setup("yolo", ["/"]);
+    await setup("auto", ["~/bin/cache", join(base, "elsewhere")]);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("a configured workspace_root of the home directory is refused outside yolo", async () => {
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-setup-" }));
+  try {
+    const setup = (workspace_root?: string) =>
+      setupPermissions({
+        permissions: { ...PERMS, mode: "auto" },
+        sandbox: { workspace_root, allow_write: [], forbid_read: [] },
+        workspaceRoot: home,
+        tempDir: join(home, ".tmp"),
+        env: { HOME: home },
+      });
+    await assert.rejects(() => setup("~"), /workspace_root "~" resolves to .*your home directory/);
+    // Started in the home directory without configuring it: the user's own choice.
+    await setup(undefined);
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "setup resolves bash, setsid and bwrap once, never from the workspace or a relative PATH",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-setup-" }));
+    try {
+      const ws = join(base, "ws");
+      const bin = join(ws, "bin");
+      await Deno.mkdir(bin, { recursive: true });
+      for (const name of ["bash", "setsid", "bwrap"]) {
+        await Deno.writeTextFile(join(bin, name), "#!/bin/sh\n");
+        await Deno.chmod(join(bin, name), 0o755);
+      }
+      const p = await setupPermissions({
+        permissions: { ...PERMS, mode: "auto" },
+        sandbox: { allow_write: [], forbid_read: [] },
+        workspaceRoot: ws,
+        tempDir: join(base, "temp"),
+        env: { HOME: base, PATH: `bin:.:${bin}:/usr/bin:/bin` },
+      });
+      assert.equal(p.shell.programs?.bash, "/usr/bin/bash");
+      assert.equal(p.shell.programs?.setsid, "/usr/bin/setsid");
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});

@@ -6,7 +6,12 @@
  */
 import type { PermissionDecision } from "../agent/events.ts";
 import type { CallKind, Preset } from "./presets.ts";
+import { dirname, join } from "node:path";
+import { isWithin } from "../../tools/paths.ts";
+import { controlFileOf } from "./control_files.ts";
 import {
+  type BashCommandRule,
+  bashRuleCovers,
   bashRuleMatches,
   pathMatches,
   pathRuleReads,
@@ -33,10 +38,15 @@ export interface PolicyCall {
   command?: string;
   reads: readonly string[];
   writes: readonly string[];
+  /**
+   * Canonical trees the workspace's control entries really point at (a symlinked `.mcp.json`,
+   * `core.hooksPath`, …), from `controlTargets`; writes into them are control-file writes.
+   */
+  controlTargets?: readonly string[];
 }
 
-/** Which list decided. */
-export type VerdictSource = "deny" | "ask" | "allow" | "preset";
+/** Which list decided; `control` is the control-file rule, which no allow rule lifts. */
+export type VerdictSource = "deny" | "ask" | "allow" | "preset" | "control";
 
 /** The policy's answer. */
 export interface Verdict {
@@ -51,6 +61,8 @@ export interface Verdict {
   unanalysable?: string;
   /** For deny/ask caused by something other than a plain rule match. */
   note?: string;
+  /** For `control`: the control files the call writes, as canonical paths. */
+  controlFiles?: string[];
 }
 
 /** Rules by list. */
@@ -104,6 +116,20 @@ export class Policy {
     const denied = this.#firstMatch(this.rules.deny, call, shell);
     if (denied) return { decision: "deny", kind, source: "deny", rule: denied.text };
 
+    // Deny rules fail closed: a command whose effect cannot be decided might run what a Bash
+    // deny rule forbids, so any such rule denies it.
+    const why = shell && undecidable(shell);
+    const guard = why ? this.rules.deny.find(isBashCommandRule) : undefined;
+    if (why && guard) {
+      return {
+        decision: "deny",
+        kind,
+        source: "deny",
+        rule: guard.text,
+        note: `${why}, so the deny rule "${guard.text}" cannot be checked against what it runs`,
+      };
+    }
+
     if (this.preset.strict && kind !== "read" && kind !== "bash") {
       return {
         decision: "deny",
@@ -124,21 +150,29 @@ export class Policy {
       };
     }
 
-    if (
-      shell && this.#hasBashRules() && (!shell.complete || shell.features.has("dynamic_command"))
-    ) {
-      // A deny rule cannot be checked against a program chosen at run time.
-      const guard = [...this.rules.deny, ...this.rules.ask].find(isBashCommandRule);
+    const control = this.#controlWrites(call);
+    if (control.length) {
       return {
         decision: "ask",
         kind,
-        source: "deny",
-        rule: guard?.text,
-        note: shell.complete
-          ? "the command computes the program it runs (a variable, $(…), backticks or a " +
-            "shell reading a script from a pipe), so Bash deny and ask rules cannot be checked"
-          : "the command has syntax this checker does not follow (e.g. an unclosed quote), " +
-            "so Bash deny and ask rules cannot be checked",
+        source: "control",
+        rule: "control files",
+        note: `it writes the control file${control.length === 1 ? "" : "s"} ${
+          control.map((c) => c.entry).join(", ")
+        }, which Reasonix or git act on at the next start`,
+        controlFiles: control.map((c) => c.path),
+      };
+    }
+
+    const askGuard = why ? this.rules.ask.find(isBashCommandRule) : undefined;
+    if (why && askGuard) {
+      // Likewise an ask rule: what it would have asked about may be hidden.
+      return {
+        decision: "ask",
+        kind,
+        source: "ask",
+        rule: askGuard.text,
+        note: `${why}, so the ask rule "${askGuard.text}" cannot be checked against what it runs`,
       };
     }
 
@@ -159,6 +193,68 @@ export class Policy {
     return this.#fallback(kind);
   }
 
+  /**
+   * The control files a call writes. Outside modes without write confinement (`yolo`) these
+   * always ask: allow rules, accept-edits and auto cannot approve planting persistence.
+   */
+  #controlWrites(call: PolicyCall): { path: string; entry: string }[] {
+    if (!this.preset.confineWrites) return [];
+    const out: { path: string; entry: string }[] = [];
+    for (const path of call.writes) {
+      const entry = controlFileOf(path, call.controlTargets);
+      if (entry !== undefined) out.push({ path, entry });
+    }
+    return out;
+  }
+
+  /**
+   * The deny or ask path rule (`Read(...)`, or the reader family's own rules) that keeps a
+   * reader of `family` (`Read`, `Grep`, `Glob`, `LS`) away from the canonical `path`, or from a
+   * directory above it. Used per file by searches and listings, and for the trees of moves.
+   */
+  readRuleFor(
+    path: string,
+    family: string,
+  ): { rule: string; decision: "deny" | "ask" } | undefined {
+    for (const [decision, rules] of [["deny", this.rules.deny], ["ask", this.rules.ask]] as const) {
+      for (const rule of rules) {
+        if (rule.kind !== "path" || !pathRuleReads(rule)) continue;
+        if (!ruleNameCovers(rule.name, family, family)) continue;
+        if (pathOrAncestorMatches(rule, path, this.#root)) return { rule: rule.text, decision };
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The directories the read deny and ask path rules are anchored at: each pattern's leading
+   * glob-free segments, as canonical absolute paths (`Read(config/secret.env)` → the workspace's
+   * `config/secret.env`, `Read(**\/.env)` → the workspace root). Moving one of them, or a
+   * directory above one, would carry what the rule protects to a name it does not match.
+   */
+  readRuleAnchors(): { rule: string; anchor: string }[] {
+    const out: { rule: string; anchor: string }[] = [];
+    for (const rule of [...this.rules.deny, ...this.rules.ask]) {
+      if (rule.kind !== "path" || !pathRuleReads(rule)) continue;
+      const literal: string[] = [];
+      for (const segment of rule.pattern.split("/")) {
+        if (/[*?[\]{}()!+@\\]/.test(segment)) break;
+        literal.push(segment);
+      }
+      const prefix = literal.join("/");
+      const anchor = rule.absolute ? (prefix === "" ? "/" : prefix) : join(this.#root, prefix);
+      out.push({ rule: rule.text, anchor });
+    }
+    return out;
+  }
+
+  /** Whether any deny or ask path rule looks at reads. */
+  hasReadRules(): boolean {
+    return [...this.rules.deny, ...this.rules.ask].some((r) =>
+      r.kind === "path" && pathRuleReads(r)
+    );
+  }
+
   #fallback(kind: CallKind): Verdict {
     if (kind === "read") {
       return { decision: "allow", kind, source: "preset", rule: "read-only tool" };
@@ -171,10 +267,6 @@ export class Policy {
       decision = "ask";
     }
     return { decision, kind, source: "preset", rule: `${this.preset.name} mode` };
-  }
-
-  #hasBashRules(): boolean {
-    return [...this.rules.deny, ...this.rules.ask].some(isBashCommandRule);
   }
 
   /** The first deny/ask rule that matches any part of the call. */
@@ -193,13 +285,17 @@ export class Policy {
       case "bash_glob":
         if (call.command === undefined || !shell) return false;
         if (rule.kind === "bash_glob" && rule.pattern.test(call.command.trim())) return true;
-        return shell.commands.some((cmd) =>
-          candidates(cmd).some((words) => bashRuleMatches(rule, words, false))
-        );
+        return shell.commands.some((cmd) => bashRuleCovers(rule, cmd.words));
       case "path": {
-        if (!ruleNameCovers(rule.name, call.family, call.tool)) return false;
-        const targets = pathRuleReads(rule) ? call.reads : call.writes;
-        return targets.some((p) => pathMatches(rule, p, this.#root));
+        // `Read(...)` covers every declared read, also of writers that read (edit_file) or
+        // carry (move_file) a file; the other families only their own tools.
+        const reads = pathRuleReads(rule);
+        const covers = ruleNameCovers(rule.name, call.family, call.tool) ||
+          (rule.name === "Read" && call.reads.length > 0);
+        if (!covers) return false;
+        const targets = reads ? call.reads : call.writes;
+        // A deny or ask rule that matches a directory covers everything inside it.
+        return targets.some((p) => pathOrAncestorMatches(rule, p, this.#root));
       }
       case "specifier":
         return ruleNameCovers(rule.name, call.family, call.tool) &&
@@ -255,15 +351,17 @@ export class Policy {
 
     const top = shell.commands.filter((c) => c.depth === 0 && !c.derived);
     const why = unanalysable(shell, top);
-    const prefixRules = this.rules.allow.filter((r) =>
-      r.kind === "bash_prefix" || r.kind === "bash_exact" || r.kind === "bash_glob"
-    ) as Extract<Rule, { kind: "bash_prefix" | "bash_exact" | "bash_glob" }>[];
+    const prefixRules = this.rules.allow.filter(isBashCommandRule);
     const used: string[] = [];
     const uncovered: string[] = [];
-    for (const cmd of top) {
+    // The commands wrappers run (`find -exec rm`, `xargs rm`, `timeout 5 rm`) need a rule of
+    // their own; a wrapper that only changes how its command runs needs none.
+    for (const cmd of shell.commands.filter((c) => c.depth === 0)) {
       const rule = prefixRules.find((r) => bashRuleMatches(r, cmd.words, true));
       if (rule) {
         if (!used.includes(rule.text)) used.push(rule.text);
+      } else if (TRANSPARENT_WRAPPERS.has(programName(cmd))) {
+        continue;
       } else {
         uncovered.push(commandText(cmd) || "(redirection only)");
       }
@@ -274,14 +372,59 @@ export class Policy {
   }
 }
 
+/**
+ * Whether a path rule matches `path` or one of its ancestors (inside the workspace, for
+ * relative rules): how deny and ask rules read, so `Read(secrets)` also covers
+ * `secrets/key` and `Read(**\/.env)` a directory named `.env` with all it holds.
+ */
+export function pathOrAncestorMatches(
+  rule: Extract<Rule, { kind: "path" }>,
+  path: string,
+  workspaceRoot: string,
+): boolean {
+  for (let p = path;; p = dirname(p)) {
+    if (!rule.absolute && !isWithin(workspaceRoot, p)) return false;
+    if (pathMatches(rule, p, workspaceRoot)) return true;
+    if (dirname(p) === p || (!rule.absolute && p === workspaceRoot)) return false;
+  }
+}
+
+/** Wrappers that change only how their command runs (time, priority, signals, buffering). */
+const TRANSPARENT_WRAPPERS: ReadonlySet<string> = new Set([
+  "timeout",
+  "time",
+  "nice",
+  "nohup",
+  "stdbuf",
+  "ionice",
+]);
+
+/** A command's program by base name, or "" when it is computed. */
+function programName(cmd: SimpleCommand): string {
+  const first = cmd.words[0];
+  if (!first?.literal) return "";
+  return first.text.slice(first.text.lastIndexOf("/") + 1);
+}
+
 /** Rules matched against the simple commands inside a command line. */
-function isBashCommandRule(rule: Rule): boolean {
+function isBashCommandRule(rule: Rule): rule is BashCommandRule {
   return rule.kind === "bash_prefix" || rule.kind === "bash_exact" || rule.kind === "bash_glob";
+}
+
+/**
+ * Why the effect of a command cannot be decided statically, or undefined when it can: then no
+ * allow rule approves it, and any Bash deny rule denies it.
+ */
+function undecidable(shell: ShellAnalysis): string | undefined {
+  if (!shell.complete) return "it has syntax the checker does not follow (e.g. an open quote)";
+  if (shell.undecidable.length) return shell.undecidable.slice(0, 3).join("; ");
+  return undefined;
 }
 
 /** Why allow-prefix rules cannot approve this text, or undefined when they can. */
 function unanalysable(shell: ShellAnalysis, top: SimpleCommand[]): string | undefined {
-  if (!shell.complete) return "it has syntax the checker does not follow";
+  const why = undecidable(shell);
+  if (why) return why;
   const hiding = [...shell.features].filter((f) => HIDING_FEATURES.has(f));
   if (hiding.length) return `it uses ${hiding.map((f) => f.replace("_", " ")).join(", ")}`;
   for (const cmd of top) {
@@ -295,16 +438,4 @@ function unanalysable(shell: ShellAnalysis, top: SimpleCommand[]): string | unde
     }
   }
   return undefined;
-}
-
-/** The word lists a deny or ask rule is tried against for one simple command. */
-function candidates(cmd: SimpleCommand): SimpleCommand["words"][] {
-  const out = [cmd.words];
-  const first = cmd.words[0];
-  if (first?.literal && first.text.includes("/")) {
-    // `/bin/rm` and `./rm` are `rm` for deny rules.
-    const base = first.text.slice(first.text.lastIndexOf("/") + 1);
-    out.push([{ text: base, literal: true }, ...cmd.words.slice(1)]);
-  }
-  return out;
 }

@@ -6,6 +6,11 @@
  * - `Bash(go test:*)` — simple commands starting with these words;
  * - `Bash(npm run build)` — exactly this simple command;
  * - `Bash(rm -rf*)` — `*` matches any text;
+ *
+ * Deny and ask rules also match through option order and spelling (`Bash(rm -rf:*)` covers
+ * `rm -r -f` and `rm --recursive --force`), through options placed before a subcommand
+ * (`Bash(git push:*)` covers `git -C . push`), and through a program's path (`/bin/rm`).
+ * Allow rules match the words as written.
  * - `Bash=<literal>` — exactly this whole command line; glob and shell metacharacters are
  *   plain characters;
  * - `Edit(docs/**)`, `Write(...)`, `Read(...)`, `Glob(...)`, `Grep(...)`, `LS(...)` — paths,
@@ -17,7 +22,8 @@
 import { isAbsolute, join, relative } from "node:path";
 import picomatch from "picomatch";
 import { isWithin, toPosix } from "../../tools/paths.ts";
-import { analyzeShell, type ShellWord } from "./shell_parse.ts";
+import { optionTokens } from "./shell_commands.ts";
+import { analyzeShell, type ShellFeature, type ShellWord } from "./shell_parse.ts";
 
 /** A parsed rule. `text` is the rule as the user wrote it. */
 export type Rule =
@@ -25,7 +31,13 @@ export type Rule =
   | { kind: "bash_literal"; text: string; literal: string }
   | { kind: "bash_prefix"; text: string; words: string[] }
   | { kind: "bash_exact"; text: string; words: string[] }
-  | { kind: "bash_glob"; text: string; pattern: RegExp }
+  | {
+    kind: "bash_glob";
+    text: string;
+    pattern: RegExp;
+    /** For a glob that is a prefix (`rm -rf*`, `git pu*`): its words; the last may continue. */
+    prefix?: { words: string[]; partial: boolean };
+  }
   | { kind: "path"; text: string; name: string; pattern: string; absolute: boolean; test: Matcher }
   | { kind: "specifier"; text: string; name: string; pattern: RegExp };
 
@@ -60,12 +72,23 @@ function starPattern(text: string): RegExp {
   return new RegExp(`^${text.split("*").map(escapeRegex).join("[\\s\\S]*")}$`);
 }
 
+/** Features about what a command runs rather than how it is written. */
+const SEMANTIC_FEATURES: ReadonlySet<ShellFeature> = new Set<ShellFeature>([
+  "wrapper",
+  "nested_shell",
+  "dynamic_command",
+  "undecidable",
+]);
+
 /** The literal words of a one-command specifier such as `git status`. */
 function plainWords(spec: string, rule: string): string[] {
   const analysis = analyzeShell(spec);
-  const cmds = analysis.commands;
+  // Only syntax matters here: `Bash(eval:*)` or `Bash(xargs:*)` name programs that run code,
+  // which is what a deny rule for them is for.
+  const cmds = analysis.commands.filter((c) => !c.derived && c.depth === 0);
+  const syntax = [...analysis.features].filter((f) => !SEMANTIC_FEATURES.has(f));
   if (
-    !analysis.complete || analysis.features.size > 0 || cmds.length !== 1 ||
+    !analysis.complete || syntax.length > 0 || cmds.length !== 1 ||
     cmds[0].assignments.length || cmds[0].redirects.length ||
     cmds[0].words.some((w) => !w.literal)
   ) {
@@ -90,9 +113,26 @@ function bashRule(text: string, spec: string): Rule {
     const body = trimmed.endsWith(":*") ? trimmed.slice(0, -2) : trimmed;
     const tail = trimmed.endsWith(":*") ? "(?: [\\s\\S]*)?" : "";
     const core = body.split("*").map(escapeRegex).join("[\\s\\S]*");
-    return { kind: "bash_glob", text, pattern: new RegExp(`^${core}${tail}$`) };
+    return {
+      kind: "bash_glob",
+      text,
+      pattern: new RegExp(`^${core}${tail}$`),
+      prefix: globPrefix(body),
+    };
   }
   return { kind: "bash_exact", text, words: plainWords(trimmed, text) };
+}
+
+/** The words of a glob whose only `*` ends it (`rm -rf*`, `rm -rf *`), else undefined. */
+function globPrefix(body: string): { words: string[]; partial: boolean } | undefined {
+  if (body.indexOf("*") !== body.length - 1) return undefined;
+  const head = body.slice(0, -1);
+  try {
+    const words = plainWords(head.trim(), body);
+    return words.length ? { words, partial: !head.endsWith(" ") } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function pathRule(text: string, name: string, spec: string, home: string | undefined): Rule {
@@ -118,7 +158,9 @@ function pathRule(text: string, name: string, spec: string, home: string | undef
     }
   }
   pattern = toPosix(pattern);
-  const test = picomatch(pattern, { dot: true, noextglob: true });
+  // macOS and Windows file systems ignore case by default: `.ENV` there is `.env`.
+  const nocase = Deno.build.os === "darwin" || Deno.build.os === "windows";
+  const test = picomatch(pattern, { dot: true, noextglob: true, nocase });
   return { kind: "path", text, name, pattern, absolute, test };
 }
 
@@ -208,4 +250,110 @@ export function bashRuleMatches(
   }
   if (rule.kind === "bash_exact" && strict && words.some((w) => !w.literal)) return false;
   return true;
+}
+
+/** A Bash rule matched against simple commands. */
+export type BashCommandRule = Extract<Rule, { kind: "bash_prefix" | "bash_exact" | "bash_glob" }>;
+
+/**
+ * Whether a deny or ask rule covers one simple command. Besides the words as written, it
+ * matches the program by base name (`/bin/rm` is `rm`), options as a set whatever their order
+ * and spelling (`-fr`, `-r -f`, `--recursive --force`), and the rule's other words as the
+ * command's operands in order, where a word right after an option may be that option's value
+ * (`git -C . push`). A computed word may stand for anything, so it satisfies what remains.
+ */
+export function bashRuleCovers(rule: BashCommandRule, words: readonly ShellWord[]): boolean {
+  if (words.length === 0) return false;
+  const first = words[0];
+  const programs = [first.text];
+  if (first.literal && first.text.includes("/")) {
+    programs.push(first.text.slice(first.text.lastIndexOf("/") + 1));
+  }
+  for (const program of programs) {
+    const named = [{ text: program, literal: first.literal }, ...words.slice(1)];
+    if (bashRuleMatches(rule, named, false)) return true;
+    if (!first.literal) continue;
+    const shape = rule.kind === "bash_glob"
+      ? rule.prefix && { words: rule.prefix.words, partial: rule.prefix.partial, exact: false }
+      : { words: rule.words, partial: false, exact: rule.kind === "bash_exact" };
+    if (shape && looseMatch(shape, program, named.slice(1))) return true;
+  }
+  return false;
+}
+
+type Entry =
+  | { kind: "wild" }
+  | { kind: "option"; tokens: string[]; takesNext: boolean }
+  | { kind: "operand"; text: string; maybeValue: boolean };
+
+function isOption(text: string): boolean {
+  return text.length > 1 && text.startsWith("-");
+}
+
+function looseMatch(
+  shape: { words: string[]; partial: boolean; exact: boolean },
+  program: string,
+  args: readonly ShellWord[],
+): boolean {
+  const [ruleProgram, ...rest] = shape.words;
+  const programMatches = program === ruleProgram ||
+    (shape.partial && rest.length === 0 && program.startsWith(ruleProgram));
+  if (!programMatches) return false;
+  const wanted = new Set<string>();
+  const operands: string[] = [];
+  for (const w of rest) {
+    if (isOption(w)) optionTokens(program, w).forEach((t) => wanted.add(t));
+    else operands.push(w);
+  }
+  const partialLast = shape.partial && rest.length > 0 && !isOption(rest[rest.length - 1]);
+
+  const entries: Entry[] = [];
+  let dashes = false;
+  for (const w of args) {
+    const prev = entries[entries.length - 1];
+    if (!w.literal) entries.push({ kind: "wild" });
+    else if (!dashes && w.text === "--") dashes = true;
+    else if (!dashes && isOption(w.text)) {
+      entries.push({
+        kind: "option",
+        tokens: optionTokens(program, w.text),
+        takesNext: !w.text.includes("="),
+      });
+    } else {
+      entries.push({
+        kind: "operand",
+        text: w.text,
+        maybeValue: !dashes && prev?.kind === "option" && prev.takesNext,
+      });
+    }
+  }
+  const wild = entries.some((e) => e.kind === "wild");
+  const given = new Set(entries.flatMap((e) => e.kind === "option" ? e.tokens : []));
+  if (!wild && ![...wanted].every((t) => given.has(t))) return false;
+  if (shape.exact && !wild && ![...given].every((t) => wanted.has(t))) return false;
+
+  const memo = new Map<number, boolean>();
+  const match = (i: number, k: number): boolean => {
+    const key = i * (operands.length + 1) + k;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    let result: boolean;
+    if (k === operands.length) {
+      result = !shape.exact ||
+        entries.slice(i).every((e) => e.kind !== "operand" || e.maybeValue);
+    } else if (i >= entries.length) result = false;
+    else {
+      const e = entries[i];
+      if (e.kind === "wild") result = true;
+      else if (e.kind === "option") result = match(i + 1, k);
+      else {
+        const same = e.text === operands[k] ||
+          (partialLast && k === operands.length - 1 && e.text.startsWith(operands[k]));
+        result = (same && match(i + 1, k + 1)) || (e.maybeValue && match(i + 1, k));
+      }
+    }
+    memo.set(key, result);
+    return result;
+  };
+  return match(0, 0);
 }

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { bashRuleMatches, parseRule, pathMatches, type Rule, toolRuleCovers } from "./rules.ts";
+import {
+  bashRuleCovers,
+  bashRuleMatches,
+  parseRule,
+  pathMatches,
+  type Rule,
+  toolRuleCovers,
+} from "./rules.ts";
 import { analyzeShell } from "./shell_parse.ts";
 
 function words(command: string) {
@@ -96,4 +103,88 @@ Deno.test("path rules are workspace-relative unless absolute or under ~", () => 
   assert.ok(pathMatches(path("Edit(//etc/hosts)"), "/etc/hosts", root));
   assert.ok(pathMatches(path("Read(**/.env)"), "/ws/.env", root));
   assert.ok(pathMatches(path("Read(**/.env)"), "/ws/a/.env", root));
+});
+
+Deno.test("deny matching takes options as a set, whatever their order and spelling", () => {
+  for (const text of ["Bash(rm -rf:*)", "Bash(rm -rf*)", "Bash(rm -fr:*)", "Bash(rm -r -f:*)"]) {
+    const rule = bash(text);
+    for (
+      const command of [
+        "rm -rf x",
+        "rm -fr x",
+        "rm -r -f x",
+        "rm -R -f x",
+        "rm -Rf x",
+        "rm --recursive --force x",
+        "rm --force -r x",
+        "rm --recur --for x",
+        "rm -rfv x",
+        "rm x -rf",
+        "/bin/rm -rf x",
+      ]
+    ) {
+      assert.ok(bashRuleCovers(rule, words(command)), `${text}: ${command}`);
+    }
+    for (const command of ["rm -r x", "rm -f x", "rm x", "rm -- -rf", "rmdir -p x"]) {
+      assert.ok(!bashRuleCovers(rule, words(command)), `${text}: ${command}`);
+    }
+  }
+});
+
+Deno.test("deny matching finds the subcommand after global options", () => {
+  const rule = bash("Bash(git push:*)");
+  for (
+    const command of [
+      "git push",
+      "git -C . push",
+      "git -c a.b=c push origin",
+      "git --git-dir=.git push",
+      "git --git-dir .git --work-tree . push",
+      "git --no-pager -p push",
+      "git push --force",
+    ]
+  ) {
+    assert.ok(bashRuleCovers(rule, words(command)), command);
+  }
+  for (const command of ["git log push", "git status", "git -C . pull", "gitx push"]) {
+    assert.ok(!bashRuleCovers(rule, words(command)), command);
+  }
+  const force = bash("Bash(git push --force:*)");
+  assert.ok(bashRuleCovers(force, words("git push -f origin main")));
+  assert.ok(bashRuleCovers(force, words("git -C . push origin --force")));
+  assert.ok(!bashRuleCovers(force, words("git push --force-with-lease")));
+  const branch = bash("Bash(git branch -D:*)");
+  assert.ok(bashRuleCovers(branch, words("git branch --delete --force x")));
+});
+
+Deno.test("a computed word may stand for what the deny rule names", () => {
+  assert.ok(bashRuleCovers(bash("Bash(git push:*)"), words("git $SUB origin")));
+  assert.ok(bashRuleCovers(bash("Bash(rm -rf:*)"), words('rm "$FLAGS" x')));
+  assert.ok(!bashRuleCovers(bash("Bash(git push:*)"), words("git log $X")));
+});
+
+Deno.test("exact deny rules match the same operands and options in any order", () => {
+  const rule = bash("Bash(npm run build)");
+  assert.ok(bashRuleCovers(rule, words("npm run build")));
+  assert.ok(!bashRuleCovers(rule, words("npm run build --watch")));
+  assert.ok(!bashRuleCovers(rule, words("npm run build extra")));
+  assert.ok(bashRuleCovers(bash("Bash(rm -f x)"), words("rm x --force")));
+});
+
+Deno.test("glob deny rules that end in * keep their regular-expression meaning", () => {
+  assert.ok(bashRuleCovers(bash("Bash(git pu*)"), words("git -C . push")));
+  assert.ok(bashRuleCovers(bash("Bash(git * --force:*)"), words("git push --force x")));
+  assert.ok(bashRuleCovers(bash("Bash(rm*)"), words("rmdir x")));
+});
+
+Deno.test("allow matching stays literal: reordering never widens an allow rule", () => {
+  const rule = bash("Bash(git status:*)");
+  assert.ok(!bashRuleMatches(rule, words("git -C / status"), true));
+  assert.ok(!bashRuleMatches(bash("Bash(rm -rf:*)"), words("rm -fr x"), true));
+});
+
+Deno.test("rules may name programs that run code", () => {
+  for (const text of ["Bash(eval:*)", "Bash(xargs:*)", "Bash(sudo:*)", "Bash(timeout 5 rm:*)"]) {
+    assert.equal(parseRule(text).kind, "bash_prefix", text);
+  }
 });

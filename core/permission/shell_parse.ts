@@ -6,14 +6,33 @@
  *
  * It is deliberately not a full bash parser. Allow rules use it only when the text is a plain
  * list of simple commands; anything else falls to the preset. Deny rules are matched against
- * every command it can see, and a command whose program is computed at run time is reported
- * so the policy can refuse to guess.
+ * every command it can see. Whatever it cannot decide statically — a program computed at run
+ * time, a builtin that runs text as code (`eval`, `trap`, `source`, aliases), a word bash
+ * evaluates as arithmetic (array subscripts, `${x:off}`, `[[ a -eq b ]]`), an indirect or
+ * prompt expansion, a shell reading its script from standard input — is listed in
+ * `undecidable`, so the policy can deny (when a deny rule exists) instead of guessing.
  *
- * `shell-quote` was considered and rejected: it treats a newline as a blank and does not
- * understand backticks or `$(…)`, which are exactly the bypasses this module must catch.
+ * `shell-quote` was rejected: it treats a newline as a blank and does not understand backticks
+ * or `$(…)`. Parsers built from mvdan/sh were tried too: `mvdan-sh` (GopherJS) adds about
+ * 80 ms to the first command and is no longer maintained, and `sh-syntax` (WASM) takes 5-10 ms
+ * per parse and returns no node types in its JSON. Neither answers the questions that matter
+ * here — which builtins and expansions make bash evaluate text — so those rules would have to
+ * be written over its tree anyway.
  *
  * @module
  */
+import {
+  BASH_LIKE_SHELLS,
+  codeVariable,
+  gitGlobals,
+  gitRunners,
+  type Inner,
+  isWrapper,
+  OTHER_SHELLS,
+  plainArithmetic,
+  shellRun,
+  wrapperInner,
+} from "./shell_commands.ts";
 
 /** One word of a simple command. */
 export interface ShellWord {
@@ -64,7 +83,8 @@ export type ShellFeature =
   | "redirect"
   | "nested_shell"
   | "wrapper"
-  | "dynamic_command";
+  | "dynamic_command"
+  | "undecidable";
 
 /** What {@linkcode analyzeShell} found. */
 export interface ShellAnalysis {
@@ -72,6 +92,11 @@ export interface ShellAnalysis {
   features: Set<ShellFeature>;
   /** False when the text holds something this analyser does not follow (e.g. an open quote). */
   complete: boolean;
+  /**
+   * Why the effect of the text cannot be decided statically, one reason per construct, e.g.
+   * "eval runs its arguments as code". Empty when it can.
+   */
+  undecidable: string[];
 }
 
 /** Features that hide or compute commands, so a prefix rule must never approve the text. */
@@ -85,6 +110,7 @@ export const HIDING_FEATURES: ReadonlySet<ShellFeature> = new Set<ShellFeature>(
   "reserved_word",
   "function",
   "dynamic_command",
+  "undecidable",
 ]);
 
 const BLANK = new Set([" ", "\t"]);
@@ -114,47 +140,21 @@ const RESERVED = new Set([
   "[[",
   "]]",
 ]);
-/** Shells whose `-c` argument is a script we analyse too. */
-const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "su"]);
-/** Programs that run the rest of their arguments as a command. */
-const WRAPPERS = new Set([
-  "env",
-  "command",
-  "builtin",
-  "exec",
-  "nice",
-  "nohup",
-  "time",
-  "timeout",
-  "stdbuf",
-  "ionice",
-  "setsid",
-  "sudo",
-  "doas",
-  "xargs",
-  "watch",
-  "flock",
-  "chrt",
-  "taskset",
-  "unbuffer",
-  "strace",
-  "ltrace",
-  "nsenter",
-  "unshare",
-  "chroot",
-  "runuser",
-  "parallel",
-  "busybox",
-  "caffeinate",
-  "systemd-run",
-  "firejail",
-  "proxychains",
-  "torsocks",
-]);
 /** `find`/`fd` options followed by a command that ends at `;` or `+`. */
 const EXEC_OPTIONS = new Set(["-exec", "-execdir", "-ok", "-okdir", "-x", "--exec", "-X"]);
 const MAX_DEPTH = 8;
-const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/;
+const MAX_GUESSES = 16;
+const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?\+?=/;
+/** `[[ … ]]` operators that evaluate both sides as arithmetic. */
+const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"]);
+/** A literal word holding a subscript with a substitution: code if bash ever evaluates it. */
+const PAYLOAD = /\[[^\]]*[$`]/;
+/** Builtins that declare or assign variables named by their arguments. */
+const DECLARATIONS = new Set(["declare", "typeset", "local", "export", "readonly"]);
+/** Builtins that assign to names, where `name[subscript]` is evaluated. */
+const NAME_TAKERS = new Set(["read", "unset", "getopts", "wait", "mapfile", "readarray"]);
+/** An integer subscript or `@`/`*`: the only ones that evaluate nothing. */
+const PLAIN_SUBSCRIPT = /^\s*(?:@|\*|[+-]?[0-9]+)\s*$/;
 
 interface RawWord extends ShellWord {
   /** Any quoting or escaping appeared. */
@@ -163,10 +163,8 @@ interface RawWord extends ShellWord {
   raw: string;
 }
 
-/** A word whose value comes from an expansion or substitution at run time. */
-function computed(w: ShellWord): boolean {
-  return !w.literal && /[$`]/.test(w.text);
-}
+/** Where a wrapper's command is searched for: exactly, or in every suffix for deny rules. */
+type Look = "exact" | "guess";
 
 function baseName(path: string): string {
   const at = path.lastIndexOf("/");
@@ -189,6 +187,18 @@ class Parser {
     this.#out.features.add(f);
   }
 
+  /** Records a construct whose effect cannot be decided statically. */
+  #undecidable(reason: string): void {
+    this.#out.features.add("undecidable");
+    if (!this.#out.undecidable.includes(reason)) this.#out.undecidable.push(reason);
+  }
+
+  /** Records a program chosen at run time. */
+  #dynamic(reason: string): void {
+    this.#feature("dynamic_command");
+    this.#undecidable(reason);
+  }
+
   /**
    * Parses a command list from `pos`. With `closeParen`, stops after the `)` that closes it
    * and returns true when that `)` was found.
@@ -200,6 +210,8 @@ class Parser {
     let caseDepth = 0;
     let inPattern = false; // reading a `case` pattern, up to its `)`
     let inTest = false; // inside `[[ … ]]`
+    let testWords: ShellWord[] = [];
+    let afterTime = false; // `time` may take `-p` before its command
     // Words that name something rather than run: the name after `function`, or the whole
     // `for x in a b c` / `select …` header up to its `;` or newline.
     let drop: "one" | "line" | undefined;
@@ -246,7 +258,11 @@ class Parser {
           continue;
         }
         const w = this.#readWord();
-        if (w.raw === "]]") inTest = false;
+        if (w.raw === "]]") {
+          inTest = false;
+          this.#checkTest(testWords);
+          testWords = [];
+        } else testWords.push({ text: w.text, literal: w.literal });
         continue;
       }
       if (c === ")") {
@@ -277,7 +293,9 @@ class Parser {
         if (src[this.pos + 1] === "(" && cmd.words.length === 0) {
           // `(( … ))`: an arithmetic command.
           this.#feature("arithmetic");
-          this.pos = this.#scanArithmetic(this.pos + 2);
+          const from = this.pos + 2;
+          this.pos = this.#scanArithmetic(from);
+          this.#checkArithmetic(src.slice(from, this.pos - 2), "(( … ))");
           continue;
         }
         if (cmd.words.length > 0) {
@@ -294,9 +312,13 @@ class Parser {
           cmd.words.length === 0 && cmd.assignments.length > 0 &&
           src[this.pos - 1] === "="
         ) {
-          // `name=(a b c)`: an array assignment.
+          // `name=(a b c)`: an array assignment; `[k]=v` subscripts are evaluated.
           this.#feature("assignment");
-          this.pos = this.#skipBalanced(this.pos + 1);
+          const from = this.pos + 1;
+          this.pos = this.#skipBalanced(from);
+          if (src.slice(from, this.pos).includes("[")) {
+            this.#undecidable("an array assignment has subscripts, which bash evaluates");
+          }
           continue;
         }
         this.#feature("subshell");
@@ -356,6 +378,10 @@ class Parser {
         if (drop === "one") drop = undefined;
         continue;
       }
+      if (afterTime && cmd.words.length === 0 && !word.quoted && /^(-p|--)$/.test(word.raw)) {
+        continue;
+      }
+      afterTime = false;
       if (cmd.words.length === 0 && !word.quoted && RESERVED.has(word.raw)) {
         this.#feature("reserved_word");
         switch (word.raw) {
@@ -393,6 +419,13 @@ class Parser {
             break;
           case "[[":
             inTest = true;
+            testWords = [];
+            break;
+          case "time":
+            afterTime = true;
+            break;
+          case "coproc":
+            this.#undecidable("coproc runs a command whose name bash decides while parsing");
             break;
           default:
             break;
@@ -403,6 +436,7 @@ class Parser {
         cmd.words.length === 0 && !word.raw.startsWith("=") && ASSIGNMENT.test(word.raw)
       ) {
         this.#feature("assignment");
+        this.#checkAssignment(word.raw, word);
         cmd.assignments.push({ text: word.text, literal: word.literal });
         continue;
       }
@@ -431,58 +465,281 @@ class Parser {
   #emit(cmd: SimpleCommand): void {
     if (!cmd.words.length && !cmd.assignments.length && !cmd.redirects.length) return;
     this.#out.commands.push(cmd);
-    if (cmd.words.length) this.#lookInside(cmd, true);
+    if (cmd.words.length) this.#inspect(cmd, "exact");
   }
 
-  /** Adds the commands a wrapper, nested shell or `eval` would run. */
-  #lookInside(cmd: SimpleCommand, expandWrappers: boolean): void {
+  /**
+   * Looks at one command: records what makes it undecidable and adds the commands it runs
+   * (wrappers, nested shells, `eval`, `find -exec`). With `guess`, the command is only one
+   * candidate reading of a wrapper's arguments, so it feeds deny rules and is never decided on.
+   */
+  #inspect(cmd: SimpleCommand, look: Look): void {
     const words = cmd.words;
     const first = words[0];
+    if (look === "exact") this.#checkWords(words);
     if (!first.literal) {
-      // A derived command is only a guess at where the inner program starts.
-      if (!cmd.derived) this.#feature("dynamic_command");
+      if (look === "exact") this.#dynamic("the program it runs is computed at run time");
       return;
     }
     const name = baseName(first.text);
-    if (SHELLS.has(name)) {
-      this.#nestedShell(cmd, name);
+    if (look === "exact" && this.#checkBuiltin(cmd, name)) return;
+    if (BASH_LIKE_SHELLS.has(name) || OTHER_SHELLS.has(name)) {
+      this.#nestedShell(cmd, name, look);
       return;
-    }
-    if (name === "eval") {
-      const rest = words.slice(1);
-      if (rest.some((w) => !w.literal)) this.#feature("dynamic_command");
-      else if (rest.length) {
-        this.#feature("nested_shell");
-        this.#nestedScript(rest.map((w) => w.text).join(" "), cmd.depth + 1);
-      }
-      return;
-    }
-    if ((name === "source" || name === ".") && words[1] && !words[1].literal) {
-      this.#feature("dynamic_command");
     }
     if (name === "find" || name === "fd" || name === "fdfind") {
-      for (let i = 1; i < words.length; i++) {
-        if (!words[i].literal || !EXEC_OPTIONS.has(words[i].text)) continue;
-        this.#feature("wrapper");
-        let end = i + 1;
-        while (end < words.length && words[end].text !== ";" && words[end].text !== "+") end++;
-        if (words.slice(i + 1, end).some(computed)) this.#feature("dynamic_command");
-        if (end > i + 1) this.#derive(cmd, words.slice(i + 1, end));
-        i = end;
-      }
+      this.#findExec(cmd, look);
       return;
     }
-    if (expandWrappers && WRAPPERS.has(name)) {
-      this.#feature("wrapper");
-      // `env "$CMD"`, `xargs $(…)`: the program the wrapper runs may be computed.
-      if (words.slice(1).some(computed)) this.#feature("dynamic_command");
-      // Options of each wrapper differ; every suffix is a candidate for the inner command, which
-      // is over-inclusive on purpose: it only feeds deny and ask rules.
-      for (let i = 1; i < words.length; i++) this.#derive(cmd, words.slice(i));
+    if (name === "git") {
+      this.#git(cmd, look);
+      return;
+    }
+    if (look === "exact" && isWrapper(name)) this.#wrapper(cmd, name);
+  }
+
+  /** Undecidable builtins; returns true when nothing else about the command matters. */
+  #checkBuiltin(cmd: SimpleCommand, name: string): boolean {
+    const args = cmd.words.slice(1);
+    const texts = args.map((w) => w.text);
+    const literalScript = () => args.every((w) => w.literal) && texts.join(" ");
+    switch (name) {
+      case "eval": {
+        this.#undecidable("eval runs its arguments as code");
+        const script = literalScript();
+        if (script === false) this.#dynamic("eval runs computed text");
+        else if (script) {
+          this.#feature("nested_shell");
+          this.#nestedScript(script, cmd.depth + 1);
+        }
+        return true;
+      }
+      case "source":
+      case ".":
+        this.#undecidable(`${name} runs a file as code`);
+        return true;
+      case "trap":
+        if (args.length && !["-l", "-p"].includes(texts[0])) {
+          this.#undecidable("trap sets code bash runs later");
+          if (args[0].literal && texts[0] !== "--") this.#nestedScript(texts[0], cmd.depth + 1);
+        }
+        return true;
+      case "alias":
+        if (args.some((w) => w.text !== "-p")) {
+          this.#undecidable("alias defines text bash may run in place of a command");
+          for (const w of args) {
+            const eq = w.text.indexOf("=");
+            if (w.literal && eq > 0) this.#nestedScript(w.text.slice(eq + 1), cmd.depth + 1);
+          }
+        }
+        return true;
+      case "shopt":
+        this.#undecidable("shopt changes how bash parses and expands later commands");
+        return true;
+      case "enable":
+        if (args.length) this.#undecidable("enable loads or switches builtins");
+        return true;
+      case "hash":
+        if (texts.some((t) => /^-[A-Za-z]*p/.test(t))) {
+          this.#undecidable("hash -p maps a command name to any program");
+        }
+        return true;
+      case "compgen":
+      case "complete":
+      case "bind":
+      case "fc":
+        this.#undecidable(`${name} can run or expand text as code`);
+        return true;
+      case "let":
+        if (!texts.every(plainArithmetic)) {
+          this.#undecidable("let evaluates arithmetic, where names and array subscripts run code");
+        }
+        return true;
+      case "printf":
+        if (texts[0] === "-v" || /^-v./.test(texts[0] ?? "")) {
+          this.#undecidable("printf -v assigns to a name, whose subscript bash evaluates");
+        }
+        return true;
+      case "test":
+      case "[":
+        if (texts.some((t) => t === "-v" || t === "-R")) {
+          this.#undecidable(`${name} -v evaluates an array subscript`);
+        }
+        return true;
+      case "mapfile":
+      case "readarray":
+        if (texts.some((t) => /^-[A-Za-z]*C/.test(t))) {
+          this.#undecidable(`${name} -C runs a callback as code`);
+        }
+        break;
+      default:
+        break;
+    }
+    if (DECLARATIONS.has(name)) {
+      for (const w of args) {
+        const t = w.text;
+        if (/^[-+][A-Za-z]*[ni]/.test(t)) {
+          this.#undecidable(
+            `${name} ${t} declares a name reference or an integer, which bash evaluates`,
+          );
+        } else if (!t.startsWith("-") && !t.startsWith("+")) {
+          this.#checkNamed(name, t);
+          if (/=\(/.test(t)) this.#undecidable(`${name} assigns an array from text`);
+        }
+      }
+      return true;
+    }
+    if (NAME_TAKERS.has(name)) {
+      for (const t of texts) this.#checkNamed(name, t);
+      return true;
+    }
+    return false;
+  }
+
+  /** A name argument of a builtin: subscripts are evaluated, some names hold code. */
+  #checkNamed(builtin: string, text: string): void {
+    const name = text.split("=")[0];
+    if (name.includes("[")) {
+      this.#undecidable(`${builtin} ${name} has an array subscript, which bash evaluates`);
+    }
+    const why = codeVariable(name);
+    if (why) this.#undecidable(why);
+  }
+
+  /** Assignment words before a command, or on their own. */
+  #checkAssignment(raw: string, word: RawWord): void {
+    const m = ASSIGNMENT.exec(raw)!;
+    const why = codeVariable(m[1]);
+    if (why) this.#undecidable(why);
+    if (m[2] && !PLAIN_SUBSCRIPT.test(m[2].slice(1, -1))) {
+      this.#undecidable(`the assignment to ${m[1]}${m[2]} has a subscript bash evaluates`);
+    }
+    if (word.literal && PAYLOAD.test(word.text.slice(m[0].length))) {
+      this.#undecidable("a value holds an array subscript with a substitution, code if evaluated");
     }
   }
 
-  #derive(from: SimpleCommand, words: ShellWord[]): void {
+  /** Literal arguments that would run code if bash evaluated them later (`$_` tricks). */
+  #checkWords(words: readonly ShellWord[]): void {
+    if (words.some((w) => w.literal && PAYLOAD.test(w.text))) {
+      this.#undecidable(
+        "an argument holds an array subscript with a substitution, which bash runs if it " +
+          "evaluates the word later",
+      );
+    }
+  }
+
+  /** The words of `[[ … ]]`: `-v` and arithmetic comparisons evaluate their operands. */
+  #checkTest(words: readonly ShellWord[]): void {
+    for (let i = 0; i < words.length; i++) {
+      const t = words[i].text;
+      if (!words[i].literal) continue;
+      if (t === "-v" || t === "-R") {
+        this.#undecidable("[[ -v … ]] evaluates an array subscript");
+      } else if (ARITHMETIC_TESTS.has(t)) {
+        const plain = (w?: ShellWord) => !!w && w.text.trim() !== "" && plainArithmetic(w.text);
+        if (!plain(words[i - 1]) || !plain(words[i + 1])) {
+          this.#undecidable(`[[ … ${t} … ]] evaluates its operands as arithmetic`);
+        }
+      }
+    }
+  }
+
+  /** Arithmetic text (`(( … ))`, `$(( … ))`, `$[ … ]`, substring offsets). */
+  #checkArithmetic(text: string, where: string): void {
+    if (!plainArithmetic(text)) {
+      this.#undecidable(
+        `${where} evaluates names or array subscripts as arithmetic, which can run code`,
+      );
+    }
+  }
+
+  #findExec(cmd: SimpleCommand, look: Look): void {
+    const words = cmd.words;
+    for (let i = 1; i < words.length; i++) {
+      if (!words[i].literal || !EXEC_OPTIONS.has(words[i].text)) continue;
+      this.#feature("wrapper");
+      let end = i + 1;
+      while (end < words.length && words[end].text !== ";" && words[end].text !== "+") end++;
+      if (end > i + 1) {
+        const inner = words.slice(i + 1, end);
+        if (look === "exact") this.#checkReplaced(baseName(words[0].text), inner, "{}");
+        this.#derive(cmd, inner, look);
+      }
+      i = end;
+    }
+  }
+
+  #git(cmd: SimpleCommand, look: Look): void {
+    const words = cmd.words;
+    const globals = gitGlobals(words);
+    if (globals.undecidable) {
+      if (look === "exact") this.#undecidable(globals.undecidable);
+      return;
+    }
+    if (globals.subcommand === undefined) return;
+    const runs = gitRunners(words, globals.subcommand);
+    if (runs.undecidable && look === "exact") this.#undecidable(runs.undecidable);
+    for (const i of runs.scripts) this.#script(words[i], cmd.depth + 1);
+    for (const i of runs.commands) {
+      if (i < words.length) this.#derive(cmd, words.slice(i), look);
+    }
+  }
+
+  #wrapper(cmd: SimpleCommand, name: string): void {
+    this.#feature("wrapper");
+    const inner: Inner = wrapperInner(name, cmd.words);
+    switch (inner.kind) {
+      case "none":
+        return;
+      case "script":
+        this.#script(inner.script, cmd.depth + 1);
+        return;
+      case "joined": {
+        const rest = cmd.words.slice(inner.start);
+        if (rest.some((w) => !w.literal)) {
+          this.#dynamic(`${name} runs computed text through a shell`);
+        } else this.#nestedScript(rest.map((w) => w.text).join(" "), cmd.depth + 1);
+        return;
+      }
+      case "undecidable":
+        this.#undecidable(inner.reason);
+        if (cmd.words.some((w) => !w.literal)) this.#feature("dynamic_command");
+        if (inner.guess) {
+          // Suffixes are candidates for the inner command, so a deny rule can be named. The
+          // command is undecidable anyway, which denies it under any deny rule: a cap loses
+          // nothing but the name.
+          for (let i = 1; i < Math.min(cmd.words.length, MAX_GUESSES); i++) {
+            this.#derive(cmd, cmd.words.slice(i), "guess");
+          }
+        }
+        return;
+      case "command": {
+        const rest = cmd.words.slice(inner.start);
+        if (inner.replace !== undefined) this.#checkReplaced(name, rest, inner.replace);
+        this.#derive(cmd, rest, "exact");
+        return;
+      }
+    }
+  }
+
+  /** `xargs -I R …` and `find -exec … {}` put input where `r` stands in the inner command. */
+  #checkReplaced(name: string, inner: readonly ShellWord[], r: string): void {
+    if (!inner.length || r === "") return;
+    const program = baseName(inner[0].text);
+    if (inner[0].text.includes(r)) {
+      this.#dynamic(`${name} builds the program name from its input`);
+    } else if (BASH_LIKE_SHELLS.has(program) || OTHER_SHELLS.has(program)) {
+      // `sh -c 'echo "$1"' _ {}` passes input as an argument, which is safe; in the script
+      // itself, or as the script's file name, input is code.
+      const run = shellRun(inner);
+      if (run.kind !== "undecidable" && inner[run.index].text.includes(r)) {
+        this.#undecidable(`${name} puts its input into a shell script`);
+      }
+    }
+  }
+
+  #derive(from: SimpleCommand, words: ShellWord[], look: Look): void {
     if (!words.length) return;
     const derived: SimpleCommand = {
       assignments: [],
@@ -492,38 +749,33 @@ class Parser {
       derived: true,
     };
     this.#out.commands.push(derived);
-    // A derived command's own suffixes are already candidates; only look into shells and find.
-    if (words[0].literal) this.#lookInside(derived, false);
+    this.#inspect(derived, look);
   }
 
-  #nestedShell(cmd: SimpleCommand, name: string): void {
-    const words = cmd.words;
-    for (let i = 1; i < words.length; i++) {
-      const w = words[i];
-      if (!w.literal) {
-        this.#feature("dynamic_command");
-        return;
-      }
-      if (w.text === "--") break;
-      if (w.text === "-o" || w.text === "+o" || w.text === "-O" || w.text === "+O") {
-        i++;
-        continue;
-      }
-      if (/^[-+][A-Za-z]+$/.test(w.text) && w.text.slice(1).includes("c")) {
-        const script = words[i + 1];
-        if (!script) return;
-        if (!script.literal) {
-          this.#feature("dynamic_command");
-          return;
-        }
-        this.#feature("nested_shell");
-        this.#nestedScript(script.text, cmd.depth + 1);
-        return;
-      }
-      if (!w.text.startsWith("-") && !w.text.startsWith("+")) return; // `sh script.sh`
+  /** A script given as one word (`sh -c WORD`, `flock -c WORD`). */
+  #script(word: ShellWord | undefined, depth: number): void {
+    if (!word) return;
+    if (!word.literal) {
+      this.#dynamic("a shell runs a computed script");
+      return;
     }
-    // A shell with no script argument reads its commands from stdin, e.g. `curl … | sh`.
-    if (name !== "su") this.#feature("dynamic_command");
+    this.#feature("nested_shell");
+    this.#nestedScript(word.text, depth);
+  }
+
+  #nestedShell(cmd: SimpleCommand, name: string, look: Look): void {
+    const run = shellRun(cmd.words);
+    const other = OTHER_SHELLS.has(name);
+    if (run.kind === "undecidable") {
+      // The commands it runs come from a pipe, a file descriptor or a computed word.
+      if (look === "exact") this.#dynamic(run.reason);
+      return;
+    }
+    if (run.kind === "file") return; // `sh script.sh` runs a file, like `./script.sh`
+    if (other && look === "exact") {
+      this.#undecidable(`${name} scripts have their own syntax, which is not checked`);
+    }
+    this.#script(cmd.words[run.index], cmd.depth + 1);
   }
 
   #nestedScript(text: string, depth: number): void {
@@ -685,10 +937,8 @@ class Parser {
         this.#feature("glob");
         literal = false;
       } else if (c === "{" || c === "}") {
-        // Brace expansion (`{rm,-rf,x}`) turns one word into several.
-        if (!(this.pos === start && (src.length === this.pos + 1 || META.has(src[this.pos + 1])))) {
-          literal = false;
-        }
+        // Brace expansion (`{rm,-rf,x}`, `{1..3}`) turns one word into several; `{}` stays.
+        if (c === "{" && this.#bracesExpand()) literal = false;
       } else if (c === "~" && this.pos === start) {
         literal = false;
       }
@@ -696,6 +946,19 @@ class Parser {
       this.pos++;
     }
     return { text, literal, quoted, raw: src.slice(start, this.pos) };
+  }
+
+  /** Whether the `{` at `pos` opens a brace expansion: a comma or `..` before its `}`. */
+  #bracesExpand(): boolean {
+    let depth = 0;
+    for (let i = this.pos; i < this.#src.length && !META.has(this.#src[i]); i++) {
+      const c = this.#src[i];
+      if (c === "{") depth++;
+      else if (c === "}" && --depth === 0) {
+        return /,|\.\.|['"\\$`]/.test(this.#src.slice(this.pos + 1, i));
+      }
+    }
+    return false;
   }
 
   /** Whether a `]` follows in the same word, making `[` a glob bracket. */
@@ -761,6 +1024,14 @@ class Parser {
     if (n === "(" && src[this.pos + 2] === "(") {
       this.#feature("arithmetic");
       this.pos = this.#scanArithmetic(this.pos + 3);
+      this.#checkArithmetic(src.slice(start + 3, this.pos - 2), "$(( … ))");
+      return { text: src.slice(start, this.pos), literal: false };
+    }
+    if (n === "[") {
+      // `$[ … ]`: the old spelling of `$(( … ))`.
+      this.#feature("arithmetic");
+      this.pos = this.#scanSubscript(this.pos + 2);
+      this.#checkArithmetic(src.slice(start + 2, this.pos - 1), "$[ … ]");
       return { text: src.slice(start, this.pos), literal: false };
     }
     if (n === "(") {
@@ -788,8 +1059,52 @@ class Parser {
     return { text: "$", literal: true };
   }
 
-  /** Scans `${…}` from after `${`; returns the index after the matching `}`. */
+  /**
+   * Scans `${…}` from after `${`; returns the index after the matching `}`. Indirection
+   * (`${!x}`), prompt expansion (`${x@P}`), non-numeric subscripts and substring offsets make
+   * bash evaluate text it only learns at run time, so they are undecidable.
+   */
   #scanBraceParameter(from: number): number {
+    const src = this.#src;
+    let p = from;
+    if (src[p] === "!" && src[p + 1] !== "}") {
+      this.#undecidable("${!…} expands a name found at run time, and bash evaluates its subscript");
+      p++;
+    } else if (src[p] === "#" && src[p + 1] !== "}" && /[A-Za-z_0-9@*#?$!-]/.test(src[p + 1])) {
+      p++; // `${#x}`: a length
+    }
+    const name = /^(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!\-])/.exec(src.slice(p))?.[0];
+    if (!name) {
+      this.#undecidable("a ${…} expansion has a form this checker does not follow");
+      return this.#scanToBrace(p);
+    }
+    p += name.length;
+    if (src[p] === "[") {
+      const end = this.#scanSubscript(p + 1);
+      if (!PLAIN_SUBSCRIPT.test(src.slice(p + 1, end - 1))) {
+        this.#undecidable(`\${${name}[…]} has a subscript bash evaluates as arithmetic`);
+      }
+      p = end;
+    }
+    const op = src[p];
+    if (op === ":" && !"-=?+".includes(src[p + 1] ?? "")) {
+      const end = this.#scanToBrace(p + 1);
+      const text = src.slice(p + 1, end - 1);
+      if (!text.split(":").every(plainArithmetic)) {
+        this.#undecidable(
+          `\${${name}:…} has a substring offset or length bash evaluates as arithmetic`,
+        );
+      }
+      return end;
+    }
+    if (op === "@" && !"QEULuKkaA".includes(src[p + 1] ?? "")) {
+      this.#undecidable(`\${${name}@${src[p + 1] ?? ""}} expands text as a prompt, running code`);
+    }
+    return this.#scanToBrace(p);
+  }
+
+  /** Scans the rest of a `${…}` from `from`; returns the index after the matching `}`. */
+  #scanToBrace(from: number): number {
     const src = this.#src;
     this.pos = from;
     while (this.pos < src.length) {
@@ -805,6 +1120,26 @@ class Parser {
       } else if (c === "$") this.#readDollar();
       else if (c === "`") this.#readBacktick();
       else this.pos++;
+    }
+    this.#out.complete = false;
+    return src.length;
+  }
+
+  /** Scans a subscript from after `[` to its `]`; returns the index after it. */
+  #scanSubscript(from: number): number {
+    const src = this.#src;
+    this.pos = from;
+    let depth = 0;
+    while (this.pos < src.length) {
+      const c = src[this.pos];
+      if (c === "]" && depth === 0) return this.pos + 1;
+      if (c === "[") depth++;
+      if (c === "]") depth--;
+      if (c === "$" || c === "`" || c === "'" || c === '"' || c === "\\") {
+        this.#readWordPiece();
+        continue;
+      }
+      this.pos++;
     }
     this.#out.complete = false;
     return src.length;
@@ -963,7 +1298,12 @@ class Parser {
 
 /** Splits `command` into the simple commands bash would run and the constructs it uses. */
 export function analyzeShell(command: string): ShellAnalysis {
-  const out: ShellAnalysis = { commands: [], features: new Set(), complete: true };
+  const out: ShellAnalysis = {
+    commands: [],
+    features: new Set(),
+    complete: true,
+    undecidable: [],
+  };
   new Parser(command, out, 0).parseList(false);
   return out;
 }

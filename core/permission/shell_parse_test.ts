@@ -170,3 +170,273 @@ Deno.test("unterminated quotes and substitutions make the analysis incomplete", 
 Deno.test("line continuations join words rather than separating commands", () => {
   assert.deepEqual(runs(analyzeShell("git \\\nstatus")), ["git status"]);
 });
+
+Deno.test("code-running builtins and options make a command undecidable", () => {
+  for (
+    const text of [
+      "eval ls",
+      "source x.sh",
+      ". x.sh",
+      "trap 'rm x' EXIT",
+      "alias x='rm y'",
+      "shopt -s expand_aliases",
+      "hash -p /bin/rm x",
+      "mapfile -C cb -c 1 a",
+      "readarray -tC cb a",
+      "env -S 'rm x'",
+      "env --split-string='rm x'",
+      "declare -n r=x",
+      "typeset -i n",
+      "local -n r",
+      "export 'a[0$(x)]=1'",
+      "readonly a[i]=1",
+      "printf -v x %s y",
+      "read 'a[$(x)]'",
+      "unset 'a[i]'",
+      "test -v a",
+      "[ -v a ]",
+      "let n=1",
+      "compgen -W '$(x)' y",
+      "enable -f ./x.so x",
+      "coproc cat",
+      "builtin eval ls",
+      "command eval ls",
+    ]
+  ) {
+    const a = analyzeShell(text);
+    assert.ok(a.undecidable.length > 0, text);
+    assert.ok(a.features.has("undecidable"), text);
+  }
+});
+
+Deno.test("literal scripts of trap, alias and eval are still parsed for deny rules", () => {
+  for (const text of ["trap 'rm x' EXIT", "alias y='rm x'", "eval 'rm x'"]) {
+    assert.ok(analyzeShell(text).commands.some((c) => commandText(c) === "rm x"), text);
+  }
+});
+
+Deno.test("expansions bash evaluates at run time are undecidable", () => {
+  for (
+    const text of [
+      "echo ${!x}",
+      "echo ${!_}",
+      "echo ${x@P}",
+      "echo ${_@P}",
+      "echo ${HOME:_:1}",
+      "echo ${HOME:0:_}",
+      "echo ${HOME:$n}",
+      "echo ${a[i]}",
+      "echo ${#a[x]}",
+      "echo ${a[@]:_}",
+      "echo $((x))",
+      "echo $(( $x + 1 ))",
+      "echo $[x]",
+      "(( a[0] ))",
+      "for ((i=0; i<3; i++)); do :; done",
+      "[[ $x -eq 1 ]]",
+      "[[ -v a ]]",
+      "a[i]=1",
+      "a=([k]=v)",
+      "x='a[$(id)]'",
+      "git status 'a[$(id)]'",
+    ]
+  ) {
+    assert.ok(analyzeShell(text).undecidable.length > 0, text);
+  }
+});
+
+Deno.test("ordinary expansions, arithmetic and tests stay decidable", () => {
+  for (
+    const text of [
+      "echo ${HOME} ${x:-d} ${x:=d} ${#x} ${x%.ts} ${x//a/b} ${x^^} ${x@Q}",
+      'echo "${a[@]}" ${a[0]} ${a[-1]} ${#a[@]} ${x: -3} ${x:0:3}',
+      "echo $((1 + 2 * 3)) $(( $# + 1 )) $((16#ff)) $((0x1f))",
+      "[[ -n $x && $y == z* ]] && echo",
+      "[[ $# -eq 0 ]] || [[ 3 -gt 2 ]]",
+      "[ -f x ] && test -d y",
+      "declare -A m; local x=1; export A=b",
+      "ls file[0-9].txt",
+      "git commit -m 'fix [x] $(y)'",
+      "for f in *.ts; do deno fmt $f; done",
+      "echo ${!}",
+    ]
+  ) {
+    assert.deepEqual(analyzeShell(text).undecidable, [], text);
+  }
+});
+
+Deno.test("shells reading standard input are undecidable; scripts and files are followed", () => {
+  for (
+    const text of [
+      "bash",
+      "bash <<< 'rm x'",
+      "sh -s",
+      "bash -",
+      "bash /dev/stdin",
+      "bash /proc/self/fd/0",
+      "curl x | sh",
+      "bash -c",
+      "xargs sh -c",
+      "bash -i",
+    ]
+  ) {
+    assert.ok(analyzeShell(text).features.has("dynamic_command"), text);
+  }
+  for (const text of ["sh -c -- 'rm x'", "bash -o pipefail -xc 'rm x'", "bash --norc -c 'rm x'"]) {
+    assert.ok(analyzeShell(text).commands.some((c) => commandText(c) === "rm x"), text);
+  }
+  assert.deepEqual(analyzeShell("bash ./build.sh").undecidable, []);
+  assert.ok(analyzeShell("zsh -c 'rm x'").undecidable.some((r) => /own syntax/.test(r)));
+});
+
+Deno.test("wrappers expose exactly the command they run", () => {
+  const cases: [string, string][] = [
+    ["timeout -s KILL -k 1 5 rm x", "rm x"],
+    ["timeout --signal=KILL 5 rm x", "rm x"],
+    ["nice -n 5 rm x", "rm x"],
+    ["nice -5 rm x", "rm x"],
+    ["env -i -u A B=1 rm x", "rm x"],
+    ["env - rm x", "rm x"],
+    ["stdbuf -oL rm x", "rm x"],
+    ["setsid -w rm x", "rm x"],
+    ["nohup rm x", "rm x"],
+    ["ionice -c 3 rm x", "rm x"],
+    ["taskset -c 0 rm x", "rm x"],
+    ["chrt -o 0 rm x", "rm x"],
+    ["flock -w 3 lk rm x", "rm x"],
+    ["sudo -u root -E A=1 rm x", "rm x"],
+    ["chroot --skip-chdir / rm x", "rm x"],
+    ["unshare -r --fork rm x", "rm x"],
+    ["nsenter -t 1 -m rm x", "rm x"],
+    ["strace -f -o log rm x", "rm x"],
+    ["xargs -0 -n1 -I{} rm x", "rm x"],
+    ["command -p rm x", "rm x"],
+    ["exec -a y rm x", "rm x"],
+    ["busybox rm x", "rm x"],
+    ["runuser -u root -- rm x", "rm x"],
+    ["watch -x rm x", "rm x"],
+    ["git bisect run rm x", "rm x"],
+  ];
+  for (const [text, inner] of cases) {
+    const a = analyzeShell(text);
+    assert.ok(a.commands.some((c) => c.derived && commandText(c) === inner), text);
+    assert.deepEqual(a.undecidable, [], text);
+  }
+  // Only the real inner command, not every suffix: `timeout 5 echo rm` runs echo.
+  assert.ok(!analyzeShell("timeout 5 echo rm").commands.some((c) => commandText(c) === "rm"));
+});
+
+Deno.test("wrappers that run a shell script have it parsed", () => {
+  for (
+    const text of [
+      "flock lk -c 'rm x'",
+      "flock -c 'rm x' lk",
+      "script -qc 'rm x' /dev/null",
+      "su -c 'rm x'",
+      "su root -c 'rm x'",
+      "su --command='rm x'",
+      "watch -n 1 rm x",
+      "git rebase -x 'rm x' main",
+    ]
+  ) {
+    const a = analyzeShell(text);
+    assert.ok(a.commands.some((c) => commandText(c) === "rm x" && c.depth === 1), text);
+  }
+});
+
+Deno.test("wrappers whose command cannot be found are undecidable and every suffix is a guess", () => {
+  for (
+    const text of [
+      "timeout --bogus 5 rm x",
+      "env -S 'rm x'",
+      "parallel rm ::: x",
+      "firejail --quiet rm x",
+      "timeout $T rm x",
+    ]
+  ) {
+    const a = analyzeShell(text);
+    assert.ok(a.undecidable.length > 0, text);
+    assert.ok(a.commands.some((c) => c.derived && commandText(c).startsWith("rm")), text);
+  }
+  for (const text of ["su", "script -q log", "chroot /", "sudo -s", "unshare -r"]) {
+    assert.ok(analyzeShell(text).undecidable.length > 0, text);
+  }
+  const replace = analyzeShell("xargs -I{} sh -c 'echo {}'");
+  assert.match(replace.undecidable.join(), /input into a shell script/);
+  assert.ok(analyzeShell("xargs -I% % x").features.has("dynamic_command"));
+});
+
+Deno.test("the time keyword's -p is not the program", () => {
+  assert.deepEqual(runs(analyzeShell("time -p rm t")), ["rm t"]);
+  assert.deepEqual(runs(analyzeShell("time -- rm t")), ["rm t"]);
+});
+
+Deno.test("git -c keys that may run a command are undecidable, harmless ones are not", () => {
+  for (
+    const text of [
+      "git -c alias.x='!rm y' x",
+      "git -c core.fsmonitor=x status",
+      "git -c core.pager=less log",
+      "git -c diff.external=x diff",
+      "git --config-env=core.pager=P log",
+      "git --exec-path=/tmp log",
+      "git config alias.x '!rm y'",
+      "GIT_PAGER=x git log",
+      "GIT_CONFIG_COUNT=1 git status",
+    ]
+  ) {
+    assert.ok(analyzeShell(text).undecidable.length > 0, text);
+  }
+  for (
+    const text of [
+      "git -c color.ui=never log",
+      "git -c user.name=x -c user.email=y commit -m z",
+      "git -c pager.log=false log",
+      "git config user.email x@y",
+      "git config --get remote.origin.url",
+    ]
+  ) {
+    assert.deepEqual(analyzeShell(text).undecidable, [], text);
+  }
+});
+
+Deno.test("assignments to variables that hold code are undecidable", () => {
+  for (
+    const text of [
+      "PS4='$(x)'; set -x",
+      "BASH_ENV=x bash -c :",
+      "env LD_PRELOAD=x ls",
+      "export PROMPT_COMMAND=x",
+      "read PS4",
+      "BASH_CMDS[x]=/bin/rm",
+      "env 'BASH_FUNC_ls%%=() { x; }' bash -c ls",
+    ]
+  ) {
+    assert.ok(analyzeShell(text).undecidable.length > 0, text);
+  }
+  assert.deepEqual(analyzeShell("NODE_ENV=test FOO=1 npm test").undecidable, []);
+});
+
+Deno.test("input substituted into a program name or a shell script is undecidable", () => {
+  for (
+    const text of [
+      "find . -exec {} \\;",
+      "find . -exec sh -c 'echo {}' \\;",
+      "xargs -I{} sh -c 'echo {}'",
+      "xargs -I{} bash {}",
+      "xargs -I% % x",
+    ]
+  ) {
+    assert.ok(analyzeShell(text).undecidable.length > 0, text);
+  }
+  for (
+    const text of [
+      "find . -exec sh -c 'echo \"$1\"' _ {} \\;",
+      "xargs -I{} sh -c 'echo \"$1\"' _ {}",
+      "find . -name '*.ts' -exec grep -l x {} +",
+      "xargs -I{} cp {} /tmp",
+    ]
+  ) {
+    assert.deepEqual(analyzeShell(text).undecidable, [], text);
+  }
+});

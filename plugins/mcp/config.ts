@@ -31,6 +31,7 @@ export const DECLARATION_SETTINGS = [
   "headers",
   "concurrency",
   "startup_timeout_seconds",
+  "sandbox",
 ] as const;
 
 /** Declarations of each source, as read. */
@@ -79,6 +80,27 @@ const STATEFUL_NAME = /browser|playwright|puppeteer|chrome|chromium|selenium/i;
 /** A server name: no whitespace, `:` (it separates `@<server>:<uri>`), `@` or `/`. */
 const NAME = /^[^\s:@/]+$/;
 
+/**
+ * Why a server name would make permission rules ambiguous, or undefined. Tools are named
+ * `mcp__<server>__<tool>` with characters outside `[A-Za-z0-9_-]` turned into `_`; a server
+ * whose name becomes `team__prod` (or starts or ends with `_`) would be matched by the rules
+ * of another server, e.g. `mcp__team` would cover `mcp__team__prod__deploy`.
+ */
+export function ambiguousServerName(name: string): string | undefined {
+  const cleaned = name.replace(/[^A-Za-z0-9_-]/g, "_");
+  if (cleaned.includes("__")) {
+    return `MCP server name "${name}" contains "__"` +
+      (cleaned === name ? "" : ` once its characters other than letters, digits, "_" and "-" ` +
+        `become "_"`) +
+      `, which would make permission rules such as mcp__${cleaned.split("__")[0]} ambiguous`;
+  }
+  if (cleaned.startsWith("_") || cleaned.endsWith("_")) {
+    return `MCP server name "${name}" starts or ends with "_", which would make its tools' ` +
+      "names (mcp__<server>__<tool>) ambiguous in permission rules";
+  }
+  return undefined;
+}
+
 const stringMap = z.record(z.string(), z.string({ error: "a string" }), {
   error: "a table of strings",
 });
@@ -108,6 +130,7 @@ const declarationSchema = z.strictObject({
     0,
     "a number of seconds greater than 0",
   ).optional(),
+  sandbox: z.boolean({ error: "true or false" }).optional(),
 });
 
 type RawDeclaration = z.infer<typeof declarationSchema>;
@@ -155,12 +178,15 @@ function label(source: McpDeclarationSource): string {
 
 /**
  * Reads `[[mcp.servers]]` from a parsed TOML document. Invalid entries are skipped with a
- * warning; a name declared twice in one file keeps the first.
+ * warning; a name declared twice in one file keeps the first. A name that would make
+ * permission rules ambiguous ({@link ambiguousServerName}) throws {@link McpConfigFileError};
+ * `text`, the document's source, lets the error name its line.
  */
 export function serversFromToml(
   root: unknown,
   source: McpDeclarationSource,
   warnings: string[],
+  text?: string,
 ): McpServerDeclaration[] {
   if (!isTable(root) || root.mcp === undefined) return [];
   if (!isTable(root.mcp)) {
@@ -180,6 +206,7 @@ export function serversFromToml(
     list.map((entry, i) => ({ entry, where: `[[mcp.servers]] #${i + 1}` })),
     source,
     warnings,
+    text,
   );
 }
 
@@ -197,10 +224,19 @@ export function checkDeclaration(
   return typeof decl === "string" ? { problem: `it ${decl}` } : decl;
 }
 
+/** The first line of `text` that mentions `name` as a quoted string (1-based). */
+function lineOf(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  const quoted = JSON.stringify(name);
+  const at = text.split(/\r?\n/).findIndex((line) => line.includes(quoted));
+  return at >= 0 ? at + 1 : undefined;
+}
+
 function collect(
   items: { entry: unknown; where: string; name?: string }[],
   source: McpDeclarationSource,
   warnings: string[],
+  text?: string,
 ): McpServerDeclaration[] {
   const out: McpServerDeclaration[] = [];
   for (const { entry, where } of items) {
@@ -209,6 +245,25 @@ function collect(
     if ("problem" in decl) {
       warnings.push(`${label(source)}: MCP server ${name} is skipped: ${decl.problem}`);
       continue;
+    }
+    const ambiguous = ambiguousServerName(decl.name);
+    if (ambiguous) {
+      throw new McpConfigFileError({
+        file: source.file,
+        line: lineOf(text, decl.name),
+        problem: ambiguous,
+        fix: `rename the server to a name without "__" and without a leading or trailing "_" ` +
+          `(e.g. "${decl.name.replace(/[^A-Za-z0-9-]+/g, "-").replace(/^-+|-+$/g, "")}"), ` +
+          "and update the permission rules that name its tools",
+      });
+    }
+    if (decl.sandbox === false && source.kind !== "user") {
+      warnings.push(
+        `${label(source)}: MCP server "${decl.name}": sandbox = false is ignored; a server ` +
+          "a project file declares always runs in the sandbox (only your user config.toml " +
+          "can run one outside it)",
+      );
+      delete decl.sandbox;
     }
     if (out.some((d) => d.name === decl.name)) {
       warnings.push(
@@ -250,6 +305,7 @@ export function serversFromMcpJson(
     })),
     source,
     warnings,
+    text,
   );
 }
 
@@ -334,7 +390,7 @@ export async function loadMcpDeclarations(
       warnings.push(`${(error as Error).message.split("\n")[0]}; MCP servers not read`);
       continue;
     }
-    set[kind] = serversFromToml(root, { kind, file: files[kind] }, warnings);
+    set[kind] = serversFromToml(root, { kind, file: files[kind] }, warnings, text);
   }
   const json = await readDeclarationFile(files.mcp_json);
   if (json !== undefined) {
@@ -360,10 +416,13 @@ export function effectiveDeclarations(
   });
 }
 
-/** Expands `${VAR}` in one value of a declaration; throws an `Error` naming the problem. */
+/**
+ * Expands `${VAR}` in one value of a declaration; throws an `Error` naming the problem. It
+ * passes each variable's value to `reveal`, so the values can be kept out of what is shown.
+ */
 export type VarExpander = (
   text: string,
-  where: { server: string; source: McpSourceKind; field: string },
+  where: { server: string; source: McpSourceKind; field: string; reveal?(value: string): void },
 ) => string;
 
 /** The policy a server gets when its declaration does not say. */
@@ -377,8 +436,14 @@ export function resolveServer(
   opts: { expand: VarExpander; defaultStartupTimeoutMs: number; cwd: string },
 ): { spec: McpServerSpec } | { problem: string } {
   const d = declaration;
+  const revealed = new Set<string>();
   const ex = (text: string, field: string) =>
-    opts.expand(text, { server: d.name, source: d.source.kind, field });
+    opts.expand(text, {
+      server: d.name,
+      source: d.source.kind,
+      field,
+      reveal: (value) => revealed.add(value),
+    });
   const exMap = (map: Record<string, string> | undefined, field: string) =>
     Object.fromEntries(Object.entries(map ?? {}).map(([k, v]) => [k, ex(v, `${field}.${k}`)]));
   const base = {
@@ -392,14 +457,19 @@ export function resolveServer(
   try {
     if (d.type === "stdio") {
       const cwd = d.cwd === undefined ? undefined : join(opts.cwd, ex(d.cwd, "cwd"));
+      const command = ex(d.command!, "command");
+      const args = (d.args ?? []).map((a, i) => ex(a, `args[${i}]`));
+      const env = exMap(d.env, "env");
       return {
         spec: {
           ...base,
           transport: "stdio",
-          command: ex(d.command!, "command"),
-          args: (d.args ?? []).map((a, i) => ex(a, `args[${i}]`)),
-          env: exMap(d.env, "env"),
+          command,
+          args,
+          env,
           ...(cwd !== undefined ? { cwd } : {}),
+          ...(d.sandbox === false && d.source.kind === "user" ? { sandbox: false } : {}),
+          secrets: [...new Set([...Object.values(env), ...revealed])],
         },
       };
     }

@@ -290,3 +290,59 @@ Deno.test("a declaration file that cannot be read is a config file error; one th
     await cleanup(dirs);
   }
 });
+
+Deno.test("a server name that would make permission rules ambiguous is an error naming file, line and fix", async () => {
+  for (const name of ["team__prod", "team._prod", "x_", "_x"]) {
+    const dirs = await project({
+      "reasonix.toml": `# servers\n[[mcp.servers]]\nname = ${
+        JSON.stringify(name)
+      }\ncommand = "true"\n`,
+    });
+    try {
+      await assert.rejects(
+        () => loadMcpDeclarations(dirs),
+        (error: unknown) => {
+          assert.ok(error instanceof McpConfigFileError);
+          assert.equal(error.file, join(dirs.cwd, "reasonix.toml"));
+          assert.equal(error.line, 3);
+          assert.match(error.problem, /MCP server name/);
+          assert.match(error.fix, /rename the server/);
+          return true;
+        },
+        name,
+      );
+    } finally {
+      await cleanup(dirs);
+    }
+  }
+  assert.throws(
+    () =>
+      serversFromMcpJson(JSON.stringify({ mcpServers: { "a__b": { command: "x" } } }), USER, []),
+    McpConfigFileError,
+  );
+});
+
+Deno.test("sandbox = false is honoured in the user config only", () => {
+  const warnings: string[] = [];
+  const decl = { mcp: { servers: [{ name: "s", command: "x", sandbox: false }] } };
+  const [user] = serversFromToml(decl, USER, warnings);
+  const [proj] = serversFromToml(decl, { kind: "project", file: "/p/reasonix.toml" }, warnings);
+  assert.equal(user.sandbox, false);
+  assert.equal(proj.sandbox, undefined);
+  assert.match(
+    warnings.join("\n"),
+    /\/p\/reasonix\.toml: MCP server "s": sandbox = false is ignored/,
+  );
+  const [u, p] = resolveEntries(
+    {
+      user: [user],
+      mcp_json: [],
+      project: [{ ...proj, name: "t" }],
+      files: {} as never,
+      warnings: [],
+    },
+    { expand: plain, defaultStartupTimeoutMs: 1000, cwd: "/p" },
+  ).sort((a, b) => a.declaration.name < b.declaration.name ? -1 : 1);
+  assert.equal(u.spec?.transport === "stdio" && u.spec.sandbox, false);
+  assert.equal(p.spec?.transport === "stdio" && p.spec.sandbox, undefined);
+});

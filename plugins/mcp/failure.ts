@@ -10,6 +10,8 @@ import { ReasonixError } from "../../errors.ts";
 import { AuthorizationError } from "./oauth_loopback.ts";
 import { ErrorCode, McpError, SseError, StreamableHTTPError, UnauthorizedError } from "./sdk.ts";
 import type { McpErrorClass } from "./types.ts";
+import { redactSecrets } from "../../providers/http.ts";
+import { stripControl } from "./text.ts";
 
 /** A server is not usable now (failed start, needs authorization, closed). */
 export class McpUnavailableError extends ReasonixError {
@@ -21,6 +23,17 @@ export class McpUnavailableError extends ReasonixError {
     this.name = "McpUnavailableError";
     this.server = server;
     this.errorClass = errorClass;
+  }
+}
+
+/**
+ * A stdio server was not started because it may not run here as declared (no usable OS
+ * sandbox for it). The message says why and what to do; it is shown as the failure's detail.
+ */
+export class McpLaunchRefusedError extends ReasonixError {
+  constructor(message: string, options?: ErrorOptions) {
+    super("mcp_launch_refused", message, options);
+    this.name = "McpLaunchRefusedError";
   }
 }
 
@@ -89,7 +102,9 @@ export function stdioFailureDetail(
   for (const secret of [...info.secrets ?? []].sort((a, b) => b.length - a.length)) {
     if (secret.length >= 3) stderr = stderr.split(secret).join("<redacted>");
   }
-  const lines = stderr.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "")
+  // Encoded copies too (base64, URL and JSON escapes) of the longer values.
+  stderr = redactSecrets(stderr, info.secrets ?? [], "<redacted>");
+  const lines = stderr.split(/\r?\n/).map((l) => stripControl(l).trim()).filter((l) => l !== "")
     .slice(-STDERR_LINES)
     .map((l) => l.length > STDERR_LINE_CHARS ? `${l.slice(0, STDERR_LINE_CHARS)}…` : l);
   return lines.length ? `${status}; stderr: ${lines.join(" | ")}` : `${status}; no stderr output`;
@@ -109,6 +124,7 @@ export function classifyError(error: unknown): Classified {
 function classify(error: unknown): Classified {
   if (error instanceof McpUnavailableError) return { errorClass: error.errorClass };
   if (error instanceof StartupTimeoutError) return { errorClass: "startup_timeout" };
+  if (error instanceof McpLaunchRefusedError) return { errorClass: "spawn", detail: error.message };
   if (error instanceof AuthorizationError) return { errorClass: "auth_failed" };
   if (error instanceof UnauthorizedError) return { errorClass: "auth_required" };
   if (error instanceof StreamableHTTPError || error instanceof SseError) {

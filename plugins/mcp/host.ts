@@ -16,6 +16,7 @@ import type { AuthorizationOpener } from "./oauth_provider.ts";
 import type { CallToolResult } from "./sdk.ts";
 import { type McpClientCustomization, openSession } from "./session.ts";
 import { type CallOptions, ServerSupervisor, type SupervisorContext } from "./supervisor.ts";
+import { stripControl } from "./text.ts";
 import { isReadOnly, mcpCapability, mcpTool } from "./tool_adapter.ts";
 import type {
   McpPromptCommand,
@@ -25,6 +26,7 @@ import type {
   McpServerEntry,
   McpServerStatus,
   McpToolEntry,
+  StdioLauncher,
 } from "./types.ts";
 
 /** Options of {@link McpHost}. */
@@ -46,9 +48,20 @@ export interface McpHostOptions {
    */
   authorizer?: { open: AuthorizationOpener; timeoutMs?: number };
   customize?: McpClientCustomization;
+  /** Wraps every stdio server before it is spawned (the OS sandbox of the composition root). */
+  launch?: StdioLauncher;
 }
 
 const DEFAULT_AUTH_TIMEOUT_MS = 5 * 60 * 1000;
+
+/**
+ * How many MCP tools, and how many characters of their names, descriptions and schemas, go
+ * into every request as direct tools. The rest are reachable through `use_capability`.
+ */
+export const DIRECT_TOOL_BUDGET: { tools: number; bytes: number } = {
+  tools: 128,
+  bytes: 64 * 1024,
+};
 
 /** The host. */
 export class McpHost {
@@ -76,6 +89,7 @@ export class McpHost {
         }
         : undefined,
       customize: opts.customize,
+      launch: opts.launch,
     };
     for (const entry of opts.entries) {
       const supervisor = new ServerSupervisor(entry, this.#ctx, () => this.#changed());
@@ -146,20 +160,49 @@ export class McpHost {
   /**
    * Direct tools of the servers ready now. The composition root calls this once, before the
    * first request; the tool list is never changed afterwards.
+   *
+   * Every request carries the direct tools, so they share a budget ({@link DIRECT_TOOL_BUDGET}).
+   * Servers are admitted whole, by name: one whose tools do not fit what is left has none of
+   * them direct, and all of them stay reachable through `use_capability`; `warnings` gets a
+   * line saying so.
    */
-  directTools(): Tool[] {
+  directTools(opts: { warnings?: string[] } = {}): Tool[] {
     const tools: Tool[] = [];
     const taken = new Set<string>();
+    let count = 0;
+    let bytes = 0;
     for (const name of this.names()) {
       const supervisor = this.#supervisors.get(name)!;
+      const offered: Tool[] = [];
+      let size = 0;
       for (const info of supervisor.session?.tools ?? []) {
         const tool = mcpTool(supervisor, info, { callTimeoutMs: this.#opts.callTimeoutMs });
         // Two tools that clean up to the same name: the first keeps it, the other stays
         // reachable through use_capability.
-        if (taken.has(tool.name)) continue;
-        taken.add(tool.name);
-        tools.push(tool as Tool);
+        if (taken.has(tool.name) || offered.some((t) => t.name === tool.name)) continue;
+        offered.push(tool as Tool);
+        size += tool.name.length + tool.description.length + JSON.stringify(tool.schema).length;
+        if (
+          count + offered.length > DIRECT_TOOL_BUDGET.tools ||
+          bytes + size > DIRECT_TOOL_BUDGET.bytes
+        ) break;
       }
+      const all = supervisor.session?.tools.length ?? 0;
+      if (
+        count + offered.length > DIRECT_TOOL_BUDGET.tools || bytes + size > DIRECT_TOOL_BUDGET.bytes
+      ) {
+        opts.warnings?.push(
+          `MCP server "${name}" offers ${all} tools, more than fit the ${DIRECT_TOOL_BUDGET.tools} ` +
+            `tools / ${DIRECT_TOOL_BUDGET.bytes / 1024} KiB of tool definitions sent with every ` +
+            `request; its tools are reachable through use_capability (capabilities ` +
+            `"mcp:${name}:<tool>")`,
+        );
+        continue;
+      }
+      for (const tool of offered) taken.add(tool.name);
+      tools.push(...offered);
+      count += offered.length;
+      bytes += size;
     }
     return tools;
   }
@@ -208,10 +251,10 @@ export class McpHost {
       for (const t of this.#supervisors.get(name)?.session?.tools ?? []) {
         out.push({
           server: name,
-          name: t.name,
+          name: stripControl(t.name),
           tool: mcpToolName(name, t.name),
-          ...(t.title ? { title: t.title } : {}),
-          ...(t.description ? { description: t.description } : {}),
+          ...(t.title ? { title: stripControl(t.title) } : {}),
+          ...(t.description ? { description: stripControl(t.description) } : {}),
           readOnly: isReadOnly(t),
         });
       }
@@ -228,11 +271,11 @@ export class McpHost {
           command: mcpToolName(name, p.name),
           server: name,
           prompt: p.name,
-          ...(p.title ? { title: p.title } : {}),
-          ...(p.description ? { description: p.description } : {}),
+          ...(p.title ? { title: stripControl(p.title) } : {}),
+          ...(p.description ? { description: stripControl(p.description) } : {}),
           arguments: (p.arguments ?? []).map((a) => ({
             name: a.name,
-            ...(a.description ? { description: a.description } : {}),
+            ...(a.description ? { description: stripControl(a.description) } : {}),
             required: a.required === true,
           })),
         });
@@ -273,11 +316,11 @@ export class McpHost {
         out.push({
           server: name,
           uri: r.uri,
-          name: r.name,
-          ...(r.title ? { title: r.title } : {}),
-          ...(r.description ? { description: r.description } : {}),
-          ...(r.mimeType ? { mimeType: r.mimeType } : {}),
-          reference: resourceReference(name, r.uri),
+          name: stripControl(r.name),
+          ...(r.title ? { title: stripControl(r.title) } : {}),
+          ...(r.description ? { description: stripControl(r.description) } : {}),
+          ...(r.mimeType ? { mimeType: stripControl(r.mimeType) } : {}),
+          reference: stripControl(resourceReference(name, r.uri)),
         });
       }
     }

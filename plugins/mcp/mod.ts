@@ -6,6 +6,7 @@
  */
 export type * from "./types.ts";
 export {
+  ambiguousServerName,
   checkDeclaration,
   declarationFiles,
   declarationsNamed,
@@ -23,7 +24,7 @@ export {
   type VarExpander,
 } from "./config.ts";
 export { addDeclaration, type EditResult, removeDeclaration } from "./config_edit.ts";
-export { McpHost, type McpHostOptions } from "./host.ts";
+export { DIRECT_TOOL_BUDGET, McpHost, type McpHostOptions } from "./host.ts";
 export type { McpClientCustomization } from "./session.ts";
 export type { AuthorizationOpener } from "./oauth_provider.ts";
 export { canonicalResource, clearOAuthState, oauthFile, OAuthStore } from "./oauth_store.ts";
@@ -31,6 +32,7 @@ export { AuthorizationError } from "./oauth_loopback.ts";
 export {
   classifyError,
   describeErrorClass,
+  McpLaunchRefusedError,
   McpUnavailableError,
   StartupTimeoutError,
 } from "./failure.ts";
@@ -43,3 +45,4 @@ export {
 } from "./names.ts";
 export { bypassesProxy, proxyFor } from "./http_fetch.ts";
 export { formatProgress } from "./tool_adapter.ts";
+export { stripControl } from "./text.ts";

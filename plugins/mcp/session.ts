@@ -32,7 +32,13 @@ import {
   ToolListChangedNotificationSchema,
 } from "./sdk.ts";
 import { buildTransport, type BuiltTransport } from "./transport.ts";
-import type { HttpServerSpec, McpListenerPhase, McpServerSpec } from "./types.ts";
+import type {
+  HttpServerSpec,
+  McpListenerPhase,
+  McpServerSpec,
+  StdioLaunch,
+  StdioLauncher,
+} from "./types.ts";
 
 /** Test and embedding hooks; the product uses none of them. */
 export interface McpClientCustomization {
@@ -68,6 +74,8 @@ export interface SessionContext {
   requestTimeoutMs: number;
   authorizer?: Authorizer;
   customize?: McpClientCustomization;
+  /** Wraps stdio servers (the OS sandbox); without it they run as declared. */
+  launch?: StdioLauncher;
   /** The link broke in the background (process exit, stream lost). */
   onLoss(generation: number, cause: unknown): void;
   /** The server answered 404 for this session: it expired. */
@@ -297,6 +305,9 @@ export async function openSession(
   signal.addEventListener("abort", onAbort, { once: true });
   try {
     const oauth = spec.transport === "stdio" ? {} : await oauthFor(spec, ctx);
+    const launch: StdioLaunch | undefined = spec.transport === "stdio" && ctx.launch
+      ? await ctx.launch(spec)
+      : undefined;
     const provider = oauth.provider;
     receiver = oauth.receiver;
     let pendingCode: Promise<string> | undefined;
@@ -311,7 +322,7 @@ export async function openSession(
         proxies: ctx.proxies,
         observe: observe(tracker, ctx, () => published),
       });
-      const built = buildTransport(spec, { fetch, authProvider: provider });
+      const built = buildTransport(spec, { fetch, authProvider: provider, launch });
       lastBuilt = built;
       if (pendingCode && finishedAuthOn?.finishAuth) {
         // The authorization was started by the previous attempt's transport, which remembers
@@ -434,7 +445,7 @@ async function stdioDetail(
     command: spec.command,
     exit: built?.exitStatus?.(),
     stderr: built?.stderrTail?.(),
-    secrets: Object.values(spec.env),
+    secrets: spec.secrets ?? Object.values(spec.env),
   });
 }
 

@@ -25,6 +25,7 @@ import {
 } from "./failure.ts";
 import type { CallToolResult } from "./sdk.ts";
 import { SerialGate } from "./serial_gate.ts";
+import { stripControl } from "./text.ts";
 import { abortable, openSession, type Session, type SessionContext } from "./session.ts";
 import type { McpPhase, McpServerEntry, McpServerSpec, McpServerStatus } from "./types.ts";
 
@@ -144,15 +145,15 @@ export class ServerSupervisor {
       reconnects: this.#reconnects,
       ...(this.#error ? { error: this.#error.errorClass } : {}),
       ...(this.#error?.httpStatus ? { httpStatus: this.#error.httpStatus } : {}),
-      ...(this.#error?.detail ? { detail: this.#error.detail } : {}),
+      ...(this.#error?.detail ? { detail: stripControl(this.#error.detail) } : {}),
       tools: s?.tools.length ?? 0,
       prompts: s?.prompts.length ?? 0,
       resources: s?.resources.length ?? 0,
       ...(s?.client.getServerVersion()
         ? {
           server: {
-            name: s.client.getServerVersion()!.name,
-            version: s.client.getServerVersion()!.version,
+            name: stripControl(String(s.client.getServerVersion()!.name)),
+            version: stripControl(String(s.client.getServerVersion()!.version)),
           },
         }
         : {}),

@@ -13,6 +13,7 @@ import { McpUnavailableError } from "./failure.ts";
 import { mcpCapabilityId, mcpToolName } from "./names.ts";
 import { ErrorCode, McpError, type McpToolInfo } from "./sdk.ts";
 import type { ServerSupervisor } from "./supervisor.ts";
+import { stripControl } from "./text.ts";
 
 /** Settings every adapted tool shares. */
 export interface AdapterOptions {
@@ -33,7 +34,9 @@ function schemaOf(info: McpToolInfo): JsonSchema {
 }
 
 function describe(server: string, info: McpToolInfo): string {
-  return info.description ?? info.title ?? `Tool "${info.name}" of MCP server "${server}".`;
+  return stripControl(
+    info.description ?? info.title ?? `Tool "${info.name}" of MCP server "${server}".`,
+  );
 }
 
 /** Whether the server marked the tool read-only. Unannotated tools are writers. */
@@ -51,8 +54,11 @@ function failure(server: string, tool: string, error: unknown, opts: AdapterOpti
       isError: true,
     };
   }
-  const message = (error as Error)?.message ?? String(error);
-  return { content: `MCP tool ${tool} of server "${server}" failed: ${message}`, isError: true };
+  const message = stripControl((error as Error)?.message ?? String(error));
+  return {
+    content: `MCP tool ${stripControl(tool)} of server "${server}" failed: ${message}`,
+    isError: true,
+  };
 }
 
 /** Runs one call of `tool` on the supervised server. Throws only when the turn was aborted. */

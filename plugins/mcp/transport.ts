@@ -13,7 +13,7 @@ import {
   StreamableHTTPClientTransport,
   type Transport,
 } from "./sdk.ts";
-import type { McpServerSpec } from "./types.ts";
+import type { McpServerSpec, StdioLaunch } from "./types.ts";
 
 const STDERR_TAIL = 8 * 1024;
 
@@ -97,15 +97,18 @@ export interface TransportOptions {
   authProvider?: OAuthClientProvider;
   /** Streamable HTTP listener retries before the session counts as lost. */
   listenerRetries?: number;
+  /** What a stdio server is started as (e.g. inside the sandbox); default: its own command. */
+  launch?: StdioLaunch;
 }
 
 /** Creates the transport for a server spec. */
 export function buildTransport(spec: McpServerSpec, opts: TransportOptions = {}): BuiltTransport {
   if (spec.transport === "stdio") {
+    // The SDK adds only HOME, LOGNAME, PATH, SHELL, TERM and USER of this process to `env`.
     const inner = new StdioClientTransport({
-      command: spec.command,
-      args: spec.args,
-      env: spec.env,
+      command: opts.launch?.command ?? spec.command,
+      args: opts.launch?.args ?? spec.args,
+      env: { ...opts.launch?.env, ...spec.env },
       cwd: spec.cwd,
       stderr: "pipe",
     });

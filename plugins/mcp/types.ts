@@ -34,6 +34,11 @@ export interface McpServerDeclaration {
   /** Explicit policy; absent means the name-based default. */
   concurrency?: McpConcurrency;
   startup_timeout_seconds?: number;
+  /**
+   * `false` runs a stdio server outside the OS sandbox. Honoured only in the user config:
+   * servers a project file declares always run sandboxed.
+   */
+  sandbox?: boolean;
   source: McpDeclarationSource;
 }
 
@@ -53,7 +58,31 @@ export interface StdioServerSpec extends SpecBase {
   args: string[];
   env: Record<string, string>;
   cwd?: string;
+  /**
+   * `false`: the user's declaration opted out of the OS sandbox. Only a user-level source can
+   * opt out; the launcher sandboxes every other server whatever this says.
+   */
+  sandbox?: boolean;
+  /**
+   * Values that `${VAR}` expansion put into the declaration, and the `env` values: blanked
+   * wherever the server's output is quoted (a token passed as an argument stays secret).
+   */
+  secrets?: string[];
 }
+
+/** How a stdio server is started: the program and arguments, possibly inside a sandbox. */
+export interface StdioLaunch {
+  command: string;
+  args: string[];
+  /** Extra environment of the launched program, under the spec's own `env`. */
+  env?: Record<string, string>;
+}
+
+/**
+ * Turns a stdio spec into what to spawn, e.g. the server wrapped in bubblewrap. Throws an
+ * error (with `code` `ENOENT` for a program that does not exist) when it must not start.
+ */
+export type StdioLauncher = (spec: StdioServerSpec) => Promise<StdioLaunch>;
 
 /** A Streamable HTTP or legacy SSE server, ready to connect. */
 export interface HttpServerSpec extends SpecBase {

@@ -41,6 +41,9 @@ name = "${name}"
 command = ${JSON.stringify(Deno.execPath())}
 args = [${args}]
 env = { FIXTURE_NAME = "${name}", FIXTURE_GATE_FILE = ${JSON.stringify(gate)} }
+# The test kills the server by the pid it reports, which means nothing inside the sandbox's
+# own PID namespace.
+sandbox = false
 `;
 }
 

@@ -9,12 +9,19 @@
  * @module
  */
 import "../../tools/builtin/mod.ts";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import { executeToolCall } from "../../core/agent/tool_exec.ts";
-import { type Permissions, setupPermissions } from "../../core/permission/mod.ts";
+import {
+  type Permissions,
+  type PermissionSetupOptions,
+  setupPermissions,
+} from "../../core/permission/mod.ts";
 import { builtinTools, ToolRegistry } from "../../tools/registry.ts";
-import type { ToolResult } from "../../tools/types.ts";
+import type { Tool, ToolResult } from "../../tools/types.ts";
+import { runGlob } from "../../tools/builtin/glob.ts";
+import { runGrep } from "../../tools/builtin/grep.ts";
+import type { SearchEngine } from "../../tools/builtin/ripgrep.ts";
 
 /** The secret `forbid_read` protects. */
 export const SECRET = "-----BEGIN PRIVATE KEY----- lab secret";
@@ -43,6 +50,41 @@ export interface LabOptions {
   /** Initialise the workspace as a git repository. */
   git?: boolean;
   which?: (name: string) => Promise<string | undefined>;
+  /** Extra `forbid_read` entries, relative to the workspace or absolute. */
+  forbidRead?: string[];
+  /** Forces the engine of `grep` and `glob` (default: ripgrep when installed). */
+  engine?: SearchEngine;
+  /**
+   * Runs once the lab's files exist, before the permission layer is set up; the sections it
+   * returns replace the lab's (`env` is added to the lab's `HOME`).
+   */
+  prepare?: (world: LabWorld) => Promise<LabSetup | void>;
+}
+
+/** The lab's directories, for {@linkcode LabOptions.prepare}. */
+export interface LabWorld {
+  base: string;
+  ws: string;
+  outside: string;
+  home: string;
+  session: string;
+}
+
+/** Setup sections a {@linkcode LabOptions.prepare} hook may replace. */
+export type LabSetup = Partial<Pick<PermissionSetupOptions, "permissions" | "sandbox" | "env">>;
+
+/** The built-in tools, with `grep` and `glob` pinned to one engine when asked. */
+function labTools(engine: SearchEngine | undefined): Tool[] {
+  return builtinTools().map((tool): Tool => {
+    if (engine === undefined) return tool;
+    if (tool.name === "grep") {
+      return { ...tool, execute: (args, ctx) => runGrep(args as never, ctx, { engine }) };
+    }
+    if (tool.name === "glob") {
+      return { ...tool, execute: (args, ctx) => runGlob(args as never, ctx, { engine }) };
+    }
+    return tool;
+  });
 }
 
 /** One tool call's outcome. */
@@ -114,15 +156,20 @@ export async function makeLab(opts: LabOptions): Promise<Lab> {
     await git("init", "-q");
   }
 
+  const custom = (await opts.prepare?.({ base, ws, outside, home, session })) ?? {};
   const permissions = await setupPermissions({
-    permissions: { mode: opts.mode, allow: opts.allow ?? [], ask: [], deny: opts.deny ?? [] },
-    sandbox: { allow_write: [], forbid_read: [join(home, ".ssh")] },
+    permissions: custom.permissions ??
+      { mode: opts.mode, allow: opts.allow ?? [], ask: [], deny: opts.deny ?? [] },
+    sandbox: custom.sandbox ?? {
+      allow_write: [],
+      forbid_read: [join(home, ".ssh"), ...(opts.forbidRead ?? []).map((p) => resolve(ws, p))],
+    },
     workspaceRoot: ws,
     tempDir: session,
-    env: { HOME: home },
+    env: { HOME: home, ...custom.env },
     which: opts.which,
   });
-  const registry = new ToolRegistry(builtinTools());
+  const registry = new ToolRegistry(labTools(opts.engine));
   let n = 0;
   return {
     base,
@@ -140,6 +187,7 @@ export async function makeLab(opts: LabOptions): Promise<Lab> {
             root: ws,
             tempDir: session,
             shell: permissions.shell,
+            readGuard: permissions.readGuard,
             settings: { bashTimeoutMs: 20_000 },
           },
           signal: new AbortController().signal,

@@ -9,8 +9,8 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
-import type { Tool, ToolContext, ToolResult } from "../types.ts";
-import { findExecutable } from "./fs_util.ts";
+import { findTrustedProgram } from "../shell.ts";
+import type { ShellLaunch, ShellPrograms, Tool, ToolContext, ToolResult } from "../types.ts";
 import { HeadTailBuffer } from "./output_buffer.ts";
 
 /** Bytes of output kept from the start and from the end (together under the 32 KiB bound). */
@@ -60,17 +60,32 @@ interface Argv {
 /**
  * Wraps the launcher's argv: `bash -c 'exec "$@" 2>&1'` merges stderr into stdout at the file
  * descriptor, so the two interleave exactly as written; `setsid` makes the command lead a new
- * process group, so the whole group can be signalled.
+ * process group, so the whole group can be signalled. Both run outside any sandbox, so they
+ * come from `programs`, resolved once from trusted places.
  */
-async function wrapArgv(program: string, args: string[]): Promise<Argv> {
-  const bash = await findExecutable("bash");
-  if (bash) {
+function wrapArgv(program: string, args: string[], programs: Partial<ShellPrograms>): Argv {
+  if (programs.bash) {
     args = ["-c", 'exec "$@" 2>&1', "reasonix-bash", program, ...args];
-    program = bash;
+    program = programs.bash;
   }
-  const setsid = await findExecutable("setsid");
-  if (setsid) return { program: setsid, args: [program, ...args], grouped: true };
+  if (programs.setsid) return { program: programs.setsid, args: [program, ...args], grouped: true };
   return { program, args, grouped: false };
+}
+
+/**
+ * The launcher's programs, or — for a launcher that has none — the same careful lookup: never
+ * from a relative `PATH` entry or one inside the workspace or the session directory.
+ */
+async function programsFor(ctx: ToolContext): Promise<Partial<ShellPrograms>> {
+  if (ctx.shell.programs) return ctx.shell.programs;
+  const untrusted: string[] = [];
+  for (const dir of [ctx.root, ctx.tempDir]) {
+    untrusted.push(dir, await Deno.realPath(dir).catch(() => dir));
+  }
+  return {
+    bash: await findTrustedProgram("bash", { untrusted }),
+    setsid: await findTrustedProgram("setsid", { untrusted }),
+  };
 }
 
 interface Pump {
@@ -134,9 +149,10 @@ export async function runBash(
   if (ctx.signal.aborted) return { content: "Command cancelled", isError: true };
   const writeDirs = args.additional_write_dirs?.map((d) => resolveToolPath(ctx.root, d));
   let argv: Argv;
+  let launched: ShellLaunch;
   try {
-    const launched = await ctx.shell.launch(args.command, { cwd: ctx.root, writeDirs });
-    argv = await wrapArgv(launched.program, launched.args);
+    launched = await ctx.shell.launch(args.command, { cwd: ctx.root, writeDirs });
+    argv = wrapArgv(launched.program, launched.args, await programsFor(ctx));
   } catch (error) {
     return {
       content: `Cannot run the command: ${error instanceof Error ? error.message : String(error)}`,
@@ -151,9 +167,11 @@ export async function runBash(
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
-      env: { ...BASH_ENV },
+      clearEnv: ctx.settings.childEnv !== undefined,
+      env: { ...ctx.settings.childEnv, ...BASH_ENV },
     }).spawn();
   } catch (error) {
+    await launched.settle?.();
     return {
       content: `Cannot start ${argv.program}: ${error instanceof Error ? error.message : error}`,
       isError: true,
@@ -225,6 +243,7 @@ export async function runBash(
   }
   const status = await child.status;
   const spilled = await sink.closeSpill();
+  const undone = await launched.settle?.() ?? [];
 
   const parts: string[] = [sink.total === 0 ? "(no output)" : sink.text().replace(/\n$/, "")];
   if (spilled && logPath) {
@@ -248,16 +267,16 @@ export async function runBash(
     logFile: spilled ? logPath : undefined,
   };
   if (ending === "timeout") {
-    parts.push(`Command timed out after ${timeoutMs / 1000}s`);
+    parts.push(`Command timed out after ${timeoutMs / 1000}s`, ...undone);
     return { content: parts.join("\n"), isError: true, meta: { ...meta, timedOut: true } };
   }
   if (ending === "cancel") {
-    parts.push("Command cancelled");
+    parts.push("Command cancelled", ...undone);
     return { content: parts.join("\n"), isError: true, meta: { ...meta, cancelled: true } };
   }
   const bySignal = status.signal ? ` (killed by ${status.signal})` : "";
-  parts.push(`Exit code: ${status.code}${bySignal}`);
-  return { content: parts.join("\n"), isError: status.code !== 0, meta };
+  parts.push(`Exit code: ${status.code}${bySignal}`, ...undone);
+  return { content: parts.join("\n"), isError: status.code !== 0 || undone.length > 0, meta };
 }
 
 /** The `bash` tool. */

@@ -182,6 +182,52 @@ Deno.test("bash launches through the context's shell launcher with resolved writ
   }]);
 });
 
+Deno.test("bash starts the launcher's own bash and setsid, not what PATH holds now", async () => {
+  await using ws = await createTestWorkspace();
+  // Stand-ins that note they ran, then hand over to the real programs.
+  const log = ws.path("used.log");
+  const stand = async (name: string, real: string) => {
+    await Deno.writeTextFile(
+      ws.path(name),
+      `#!/bin/sh\necho ${name} >> ${log}\nexec ${real} "$@"\n`,
+    );
+    await Deno.chmod(ws.path(name), 0o755);
+    return ws.path(name);
+  };
+  const launcher: ShellLauncher = {
+    programs: {
+      bash: await stand("my-bash", "/bin/bash"),
+      setsid: await stand("my-setsid", "/usr/bin/setsid"),
+    },
+    launch: (command) => Promise.resolve({ program: "/bin/bash", args: ["-c", command] }),
+  };
+  const result = await callTool(bashTool, { command: "echo hi" }, ws.context({ shell: launcher }));
+  assert.equal(result.content, "hi\nExit code: 0");
+  assert.equal(await Deno.readTextFile(log), "my-setsid\nmy-bash\n");
+});
+
+Deno.test("what the launcher undoes after the command is reported and fails the call", async () => {
+  await using ws = await createTestWorkspace();
+  let settled = 0;
+  const launcher: ShellLauncher = {
+    launch: (command) =>
+      Promise.resolve({
+        program: "/bin/bash",
+        args: ["-c", command],
+        settle: () => Promise.resolve([`[undone ${++settled}]`]),
+      }),
+  };
+  const result = await callTool(bashTool, { command: "echo hi" }, ws.context({ shell: launcher }));
+  assert.equal(result.isError, true);
+  assert.equal(result.content, "hi\nExit code: 0\n[undone 1]");
+  const timedOut = await callTool(
+    bashTool,
+    { command: "sleep 5", timeout_seconds: 0.2 },
+    ws.context({ shell: launcher }),
+  );
+  assert.match(timedOut.content, /timed out after 0\.2s\n\[undone 2\]$/);
+});
+
 Deno.test("bash turns a refused launch into an error result", async () => {
   await using ws = await createTestWorkspace();
   const launcher: ShellLauncher = {

@@ -30,7 +30,8 @@ export const editFileTool: Tool = defineTool({
     "and the error says why. For several changes to one file use multi_edit.",
   input,
   readOnly: false,
-  access: (args) => ({ rule: "Edit", writes: [args.path] }),
+  // It reads the file too: whether old_string matches tells what the file holds.
+  access: (args) => ({ rule: "Edit", reads: [args.path], writes: [args.path] }),
   run: (args, ctx) => editTextFile(ctx, args.path, [args], "edit_file"),
 });
 

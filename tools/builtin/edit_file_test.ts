@@ -215,10 +215,10 @@ Deno.test("edit_file explains a missing file and a directory", async () => {
   assert.match(dir.content, /is a directory/);
 });
 
-Deno.test("edit_file declares an Edit access for its path", () => {
+Deno.test("edit_file declares an Edit access that reads and writes its path", () => {
   assert.deepEqual(
     editFileTool.access?.({ path: "a.txt", old_string: "a", new_string: "b", replace_all: false }),
-    { rule: "Edit", writes: ["a.txt"] },
+    { rule: "Edit", reads: ["a.txt"], writes: ["a.txt"] },
   );
 });
 

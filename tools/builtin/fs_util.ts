@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { basename, delimiter, dirname, join, resolve } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 
 /** Largest file the text tools load whole. Bigger files need windows or the shell. */
 export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
@@ -231,13 +231,16 @@ export function formatSize(bytes: number): string {
   return `${value < 100 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
-/** The full path of an executable found on `PATH`, or undefined. */
+/**
+ * The full path of an executable found on `PATH`, or undefined. Relative entries (`.`,
+ * `node_modules/.bin`) are skipped: they name a directory the model's commands can write.
+ */
 export async function findExecutable(name: string): Promise<string | undefined> {
   const path = Deno.env.get("PATH") ?? "";
   const windows = Deno.build.os === "windows";
   const suffixes = windows ? ["", ".exe", ".cmd", ".bat"] : [""];
   for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
+    if (!dir || !isAbsolute(dir)) continue;
     for (const suffix of suffixes) {
       const candidate = join(dir, name + suffix);
       try {

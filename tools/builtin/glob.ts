@@ -8,11 +8,12 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { displayPath, resolveToolPath, toPosix } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
-import type { Tool, ToolContext, ToolResult } from "../types.ts";
+import type { ReadGuard, Tool, ToolContext, ToolResult } from "../types.ts";
 import { fsErrorMessage, sortNewestFirst } from "./fs_util.ts";
 import {
   checkSearchDir,
   errorReason,
+  hiddenNote,
   resolveEngine,
   runRipgrep,
   type SearchOptions,
@@ -45,23 +46,34 @@ export type GlobOutcome =
     files: string[];
     /** A note on directories that could not be read, so the list may be incomplete. */
     unreadable?: string;
+    /** Files left out because the read rules deny them. */
+    hidden: number;
   }
   | { ok: false; error: string };
 
 /**
  * Files under `dir` matching `pattern` (see {@linkcode globFilter}) and not excluded by ignore
- * files, as `/`-separated paths relative to `dir`, in no particular order.
+ * files, as `/`-separated paths relative to `dir`, in no particular order. With a `readGuard`,
+ * files the read rules deny are left out and counted.
  */
 export async function globFiles(
   dir: string,
   pattern: string,
-  opts: SearchOptions & { signal: AbortSignal },
+  opts: SearchOptions & { signal: AbortSignal; readGuard?: ReadGuard },
 ): Promise<GlobOutcome> {
   const syntax = globSyntaxError(pattern);
   if (syntax) return { ok: false, error: syntax };
   const engine = await resolveEngine(opts.engine);
   const filter = globFilter(pattern);
+  const guard = opts.readGuard;
+  // Entries below `dir` are real: neither engine follows symlinks inside the walk.
+  const base = guard ? await guard.canonical(dir) : dir;
+  let hidden = 0;
   const files: string[] = [];
+  const take = (rel: string) => {
+    if (guard?.blocked(join(base, rel), "Glob") !== undefined) hidden++;
+    else files.push(rel);
+  };
   if (engine.kind === "ripgrep") {
     const outcome = await runRipgrep(
       engine.rg,
@@ -72,28 +84,29 @@ export async function globFiles(
         separator: "\0",
         onRecord: (record) => {
           const rel = record.startsWith("./") ? record.slice(2) : record;
-          if (rel !== "" && filter.file(rel)) files.push(rel);
+          if (rel !== "" && filter.file(rel)) take(rel);
         },
       },
     );
     const problems = outcome.stderr.split("\n").filter((line) => line.trim() !== "");
     const readErrors = problems.length > 0 && problems.every((l) => /\(os error \d+\)/.test(l));
-    if (outcome.code === 2 && files.length === 0 && !readErrors) {
+    if (outcome.code === 2 && files.length === 0 && hidden === 0 && !readErrors) {
       return { ok: false, error: outcome.stderr || "ripgrep failed" };
     }
     return {
       ok: true,
       files,
       unreadable: outcome.code === 2 ? unreadableNote(problems) : undefined,
+      hidden,
     };
   }
   const skipped: string[] = [];
   const onUnreadable = (path: string, error: unknown) =>
     skipped.push(`${toPosix(relative(dir, path)) || "."}: ${errorReason(error)}`);
   for await (const file of walkFiles(dir, { signal: opts.signal, filter, onUnreadable })) {
-    files.push(file.rel);
+    take(file.rel);
   }
-  return { ok: true, files, unreadable: unreadableNote(skipped) };
+  return { ok: true, files, unreadable: unreadableNote(skipped), hidden };
 }
 
 /** Runs `glob` with a chosen engine; the registered tool uses the default. */
@@ -118,7 +131,11 @@ export async function runGlob(
   }
   let outcome: GlobOutcome;
   try {
-    outcome = await globFiles(dir, args.pattern, { ...opts, signal: ctx.signal });
+    outcome = await globFiles(dir, args.pattern, {
+      ...opts,
+      signal: ctx.signal,
+      readGuard: ctx.readGuard,
+    });
   } catch (error) {
     if (ctx.signal.aborted) return fail("glob was cancelled.");
     return fail(`glob failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -127,7 +144,8 @@ export async function runGlob(
   if (!outcome.ok) {
     return fail(`Invalid glob pattern ${JSON.stringify(args.pattern)}: ${outcome.error}`);
   }
-  const note = outcome.unreadable ? `\n${outcome.unreadable}` : "";
+  const note = (outcome.hidden ? `\n${hiddenNote(outcome.hidden, "file")}` : "") +
+    (outcome.unreadable ? `\n${outcome.unreadable}` : "");
   if (outcome.files.length === 0) {
     return { content: `No files match ${JSON.stringify(args.pattern)} in ${shown}.${note}` };
   }

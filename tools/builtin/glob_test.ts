@@ -3,6 +3,7 @@ import { findExecutable } from "./fs_util.ts";
 import { globFiles, globTool, MAX_GLOB_RESULTS, runGlob } from "./glob.ts";
 import { grepTool, runGrep } from "./grep.ts";
 import type { SearchEngine } from "./ripgrep.ts";
+import type { ReadGuard } from "../types.ts";
 import { VISIBLE_FILES, writeSearchFixture } from "./search_fixture.ts";
 import { callTool, createTestWorkspace } from "./test_context.ts";
 
@@ -226,3 +227,26 @@ Deno.test({
     }
   },
 });
+
+for (const engine of engines) {
+  Deno.test(`glob (${engine}) hides and counts files the read rules deny`, async () => {
+    await using ws = await createTestWorkspace();
+    await ws.write("app/.env", "k");
+    await ws.write("app/main.ts", "");
+    await ws.write("app/secrets/a.txt", "");
+    await ws.write("app/secrets/b.txt", "");
+    const readGuard: ReadGuard = {
+      canonical: (path) => Deno.realPath(path),
+      blocked: (path) => /[\\/](\.env|secrets)([\\/]|$)/.test(path) ? "deny rule" : undefined,
+    };
+    const ctx = ws.context({ readGuard });
+    const all = await runGlob({ pattern: "**/*" }, ctx, { engine });
+    assert.equal(
+      all.content,
+      "app/main.ts\n[3 files hidden by read rules ([permissions].deny or ask path rules, " +
+        "[sandbox].forbid_read)]",
+    );
+    const env = await runGlob({ pattern: "**/.env" }, ctx, { engine });
+    assert.match(env.content, /^No files match "\*\*\/\.env" in \.\.\n\[1 file hidden/);
+  });
+}

@@ -140,11 +140,16 @@ async function searchRipgrep(
 ): Promise<SearchOutcome> {
   const cwd = target.isDir ? target.path : dirname(target.path);
   const filter = target.isDir && args.glob !== undefined ? globFilter(args.glob) : undefined;
-  /** The absolute path of a ripgrep result, or undefined when the glob filter rejects it. */
+  const denied = await readDenied(ctx, cwd);
+  /**
+   * The absolute path of a ripgrep result, or undefined when the glob filter rejects it or
+   * the read rules deny it. ripgrep has read a denied file, but nothing of it is passed on.
+   */
   const locate = (p: string): string | undefined => {
     if (!target.isDir) return p;
     const rel = p.startsWith("./") ? p.slice(2) : p;
-    return filter && !filter.file(rel) ? undefined : join(cwd, rel);
+    if (filter && !filter.file(rel)) return undefined;
+    return denied(rel) ? undefined : join(cwd, rel);
   };
   const flags = ["--with-filename", ...(filter?.ripgrepArgs ?? [])];
   if (args.ignore_case) flags.push("--ignore-case");
@@ -230,6 +235,18 @@ async function searchRipgrep(
   return { ok: true, found, unreadable };
 }
 
+/**
+ * Whether the read rules deny a file given relative to the searched directory `dir`. Entries
+ * below `dir` are real (neither engine follows symlinks inside a search), so the canonical
+ * `dir` joined with the relative path is where the file is.
+ */
+async function readDenied(ctx: ToolContext, dir: string): Promise<(rel: string) => boolean> {
+  const guard = ctx.readGuard;
+  if (!guard) return () => false;
+  const base = await guard.canonical(dir);
+  return (rel) => guard.blocked(join(base, rel), "Grep") !== undefined;
+}
+
 /** Whether ripgrep's stderr reports only unreadable paths (not a pattern error). */
 function isReadError(stderr: string): boolean {
   const lines = stderr.split("\n").filter((line) => line.trim() !== "");
@@ -284,6 +301,7 @@ async function searchBuiltin(
   const files: string[] = [];
   const counts: [string, number][] = [];
   const skipped: string[] = [];
+  const denied = target.isDir ? await readDenied(ctx, target.path) : () => false;
   const paths = target.isDir
     ? (async function* () {
       const filter: GlobFilter | undefined = args.glob === undefined
@@ -294,7 +312,8 @@ async function searchBuiltin(
       for await (
         const file of walkFiles(target.path, { signal: ctx.signal, filter, onUnreadable })
       ) {
-        yield file.path;
+        // Never opened: not even a "skipped" note, which would depend on the search.
+        if (!denied(file.rel)) yield file.path;
       }
     })()
     : [target.path];
@@ -414,6 +433,11 @@ export async function runGrep(
       return fail(`Path not found: ${shown}. Check it with ls or glob.`);
     }
     return fail(`Cannot search ${shown}: ${fsErrorMessage(error, shown)}.`);
+  }
+  if (!target.isDir && ctx.readGuard) {
+    // The gate checked the path as given; this is the file that will be opened.
+    const by = ctx.readGuard.blocked(await ctx.readGuard.canonical(path), "Grep");
+    if (by) return fail(`Cannot search ${shown}: the ${by} denies reading it.`);
   }
   const engine: ResolvedEngine = await resolveEngine(opts.engine);
   if (!target.isDir) {

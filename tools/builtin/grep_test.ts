@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { findExecutable } from "./fs_util.ts";
 import { grepTool, runGrep } from "./grep.ts";
 import type { SearchEngine, SearchOptions } from "./ripgrep.ts";
+import type { ReadGuard } from "../types.ts";
 import { writeSearchFixture } from "./search_fixture.ts";
 import { callTool, createTestWorkspace, type TestWorkspace, within } from "./test_context.ts";
 
@@ -278,3 +279,40 @@ Deno.test("grep runs through the registered tool with default arguments", async 
   const result = await callTool(grepTool, { pattern: "alp" }, ws.ctx);
   assert.equal(result.content, "a.ts");
 });
+
+/** A read guard that denies every path with a component in `names` (as a `**\/name` rule). */
+function denyNames(...names: string[]): ReadGuard {
+  return {
+    canonical: (path) => Deno.realPath(path),
+    blocked: (path, family) =>
+      path.split(/[\\/]/).some((part) => names.includes(part))
+        ? `deny rule (${family})`
+        : undefined,
+  };
+}
+
+for (const engine of engines) {
+  Deno.test(`grep (${engine}) never returns what the read rules deny, in any mode`, async () => {
+    await using ws = await createTestWorkspace();
+    await ws.write("app/.env", "STRIPE_KEY=sk_live_1\n");
+    await ws.write("app/main.ts", "const k = env.STRIPE_KEY;\n");
+    await ws.write("app/secrets/key.txt", "STRIPE_KEY=sk_live_2\n");
+    await Deno.symlink("app", ws.path("lnk"));
+    const ctx = ws.context({ readGuard: denyNames(".env", "secrets") });
+    const run = async (args: Record<string, unknown>) => {
+      const parsed = grepTool.parse!(args);
+      assert.ok(parsed.ok);
+      return await runGrep(parsed.value as Parameters<typeof runGrep>[0], ctx, { engine });
+    };
+    const content = await run({ pattern: "STRIPE", output_mode: "content" });
+    assert.equal(content.content, "app/main.ts:1:const k = env.STRIPE_KEY;");
+    const through = await run({ pattern: "STRIPE", path: "lnk", output_mode: "content" });
+    assert.equal(through.content, "lnk/main.ts:1:const k = env.STRIPE_KEY;");
+    assert.equal((await run({ pattern: "sk_live" })).content, 'No matches for "sk_live" in ..');
+    const count = await run({ pattern: "STRIPE", output_mode: "count" });
+    assert.equal(count.content, "app/main.ts:1");
+    const named = await run({ pattern: "STRIPE", path: "app/.env" });
+    assert.equal(named.isError, true);
+    assert.match(named.content, /denies reading it/);
+  });
+}

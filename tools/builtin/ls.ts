@@ -11,6 +11,7 @@ import { resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
 import type { Tool, ToolResult } from "../types.ts";
 import { formatSize, fsErrorMessage } from "./fs_util.ts";
+import { hiddenNote } from "./ripgrep.ts";
 import { bangClasses } from "./walk.ts";
 
 /** Entries beyond this are omitted with a note. */
@@ -67,14 +68,22 @@ export const lsTool: Tool = defineTool({
       ? picomatch(args.ignore.map(bangClasses), { dot: true })
       : undefined;
     const rows: Row[] = [];
+    let hidden = 0;
     try {
       const info = await Deno.stat(dir);
       if (!info.isDirectory) {
         return fail(`${shown} is not a directory. Use read_file to read a file.`);
       }
+      // Each entry is checked where it is (a symlink by its own name, not its target).
+      const guard = ctx.readGuard;
+      const base = guard ? await guard.canonical(dir) : dir;
       for await (const entry of Deno.readDir(dir)) {
         if (ctx.signal.aborted) return fail(`Listing ${shown} was cancelled.`);
         if (skip?.(entry.name)) continue;
+        if (guard?.blocked(join(base, entry.name), "LS") !== undefined) {
+          hidden++;
+          continue;
+        }
         const isDir = entry.isSymlink
           ? await Deno.stat(join(dir, entry.name)).then((s) => s.isDirectory, () => false)
           : entry.isDirectory;
@@ -86,7 +95,10 @@ export const lsTool: Tool = defineTool({
       }
       return fail(`Cannot list ${shown}: ${fsErrorMessage(error, shown)}.`);
     }
-    if (rows.length === 0) return { content: `${shown} is empty.` };
+    const note = hidden ? `\n${hiddenNote(hidden, "entry")}` : "";
+    if (rows.length === 0) {
+      return { content: hidden ? `${shown} shows no entries.${note}` : `${shown} is empty.` };
+    }
     const dirs = rows.filter((r) => r.dir).sort(byName);
     const files = rows.filter((r) => !r.dir).sort(byName);
     const all = [...dirs, ...files];
@@ -96,7 +108,7 @@ export const lsTool: Tool = defineTool({
         `[... ${all.length - MAX_LS_ENTRIES} more entries omitted; use glob or ignore to narrow]`,
       );
     }
-    return { content: lines.join("\n") };
+    return { content: lines.join("\n") + note };
   },
 });
 

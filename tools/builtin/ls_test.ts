@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { lsTool, MAX_LS_ENTRIES } from "./ls.ts";
 import { callTool, createTestWorkspace } from "./test_context.ts";
+import type { ReadGuard } from "../types.ts";
 
 Deno.test("ls lists directories first with a slash, then files with sizes, by name", async () => {
   await using ws = await createTestWorkspace();
@@ -64,4 +65,24 @@ Deno.test("ls ignore globs treat [!a] as a negated class", async () => {
   for (const name of ["a.log", "b.log", "c.txt"]) await ws.write(name, "");
   const result = await callTool(lsTool, { ignore: ["[!a]*.log"] }, ws.ctx);
   assert.equal(result.content, "a.log  0 B\nc.txt  0 B");
+});
+
+Deno.test("ls hides and counts entries the read rules deny, judging links by their own name", async () => {
+  await using ws = await createTestWorkspace();
+  await ws.write(".env", "k");
+  await ws.write("secrets/a", "");
+  await ws.write("main.ts", "");
+  await Deno.symlink(".env", ws.path("k"));
+  const readGuard: ReadGuard = {
+    canonical: (path) => Deno.realPath(path),
+    blocked: (path) => /[\\/](\.env|secrets)$/.test(path) ? "deny rule" : undefined,
+  };
+  const result = await callTool(lsTool, {}, ws.context({ readGuard }));
+  assert.equal(
+    result.content,
+    "k -> .env\nmain.ts  0 B\n[2 entries hidden by read rules ([permissions].deny or ask path " +
+      "rules, [sandbox].forbid_read)]",
+  );
+  const only = await callTool(lsTool, { ignore: ["k", "main.ts"] }, ws.context({ readGuard }));
+  assert.match(only.content, /^\. shows no entries\.\n\[2 entries hidden/);
 });

@@ -112,7 +112,11 @@ export const moveFileTool: Tool = defineTool({
     "when `overwrite` is true; an existing directory is never replaced.",
   input,
   readOnly: false,
-  access: (args) => ({ rule: "Edit", writes: [args.source, args.destination] }),
+  access: (args) => ({
+    rule: "Edit",
+    writes: [args.source, args.destination],
+    moves: [{ from: args.source, to: args.destination }],
+  }),
   async run(args, ctx) {
     const { source, destination } = args;
     const from = resolveToolPath(ctx.root, source);

@@ -124,10 +124,10 @@ Deno.test({
   },
 });
 
-Deno.test("move_file declares Edit access to both ends", () => {
+Deno.test("move_file declares Edit access to both ends and the rename itself", () => {
   assert.deepEqual(
     moveFileTool.access?.({ source: "a", destination: "b", overwrite: false }),
-    { rule: "Edit", writes: ["a", "b"] },
+    { rule: "Edit", writes: ["a", "b"], moves: [{ from: "a", to: "b" }] },
   );
 });
 

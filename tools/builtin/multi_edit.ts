@@ -27,7 +27,8 @@ export const multiEditTool: Tool = defineTool({
     "nothing: if any edit fails, the file is unchanged and the error names the failing edit.",
   input,
   readOnly: false,
-  access: (args) => ({ rule: "Edit", writes: [args.path] }),
+  // It reads the file too: whether an old_string matches tells what the file holds.
+  access: (args) => ({ rule: "Edit", reads: [args.path], writes: [args.path] }),
   run: (args, ctx) => editTextFile(ctx, args.path, args.edits, "multi_edit"),
 });
 

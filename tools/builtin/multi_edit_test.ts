@@ -67,10 +67,10 @@ Deno.test("multi_edit requires at least one edit", () => {
   assert.equal(parsed.ok, false);
 });
 
-Deno.test("multi_edit declares an Edit access for its path", () => {
+Deno.test("multi_edit declares an Edit access that reads and writes its path", () => {
   assert.deepEqual(
     multiEditTool.access?.({ path: "a.txt", edits: [] }),
-    { rule: "Edit", writes: ["a.txt"] },
+    { rule: "Edit", reads: ["a.txt"], writes: ["a.txt"] },
   );
 });
 

@@ -204,6 +204,11 @@ export const readFileTool: Tool = defineTool({
           "reads only regular files.",
       );
     }
+    if (ctx.readGuard) {
+      // The gate checked the path as given; this is the file that will be opened.
+      const by = ctx.readGuard.blocked(await ctx.readGuard.canonical(path), "Read");
+      if (by) return fail(`Cannot read ${shown}: the ${by} denies reading it.`);
+    }
     const windowed = args.offset !== undefined || args.limit !== undefined;
     if (info.size > MAX_TEXT_FILE_BYTES && !windowed) {
       return fail(

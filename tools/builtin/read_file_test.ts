@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { MAX_TEXT_FILE_BYTES } from "./fs_util.ts";
 import { MAX_LINE_CHARS, MAX_OUTPUT_BYTES, readFileTool } from "./read_file.ts";
 import { callTool, createTestWorkspace } from "./test_context.ts";
+import type { ReadGuard } from "../types.ts";
 
 function numbered(count: number, text: (i: number) => string = String): string {
   return Array.from({ length: count }, (_, i) => text(i + 1)).join("\n") + "\n";
@@ -178,4 +179,17 @@ Deno.test("read_file names the kind of a non-regular file it refuses", async () 
     assert.equal(result.isError, true);
     assert.match(result.content, /pipe: it is a FIFO \(named pipe\), not a regular file/);
   }
+});
+
+Deno.test("read_file checks the file it opens against the read rules, through symlinks", async () => {
+  await using ws = await createTestWorkspace();
+  await ws.write("app/.env", "STRIPE_KEY=sk_live_1\n");
+  await Deno.symlink("app/.env", ws.path("k"));
+  const readGuard: ReadGuard = {
+    canonical: (path) => Deno.realPath(path),
+    blocked: (path) => path.endsWith("/.env") ? 'deny rule "Read(**/.env)"' : undefined,
+  };
+  const result = await callTool(readFileTool, { path: "k" }, ws.context({ readGuard }));
+  assert.equal(result.isError, true);
+  assert.equal(result.content, 'Cannot read k: the deny rule "Read(**/.env)" denies reading it.');
 });

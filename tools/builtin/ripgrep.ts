@@ -47,6 +47,16 @@ export function unreadableNote(problems: string[]): string | undefined {
     `may be incomplete: ${shown.join("; ")}${more}]`;
 }
 
+/**
+ * A note for listings that left out `n` entries the read rules deny (`[permissions].deny` or
+ * `ask` path rules, `[sandbox].forbid_read`). It counts names only, never depends on content.
+ */
+export function hiddenNote(n: number, noun: "file" | "entry"): string {
+  const plural = noun === "file" ? "files" : "entries";
+  return `[${n} ${n === 1 ? noun : plural} hidden by read rules ([permissions].deny or ask ` +
+    `path rules, [sandbox].forbid_read)]`;
+}
+
 /** A resolved engine. */
 export type ResolvedEngine = { kind: "ripgrep"; rg: string } | { kind: "builtin" };
 

@@ -72,3 +72,38 @@ Deno.test("bwrap keeps the network only when the preset allows it, and a fresh /
   // A read-only workspace under /tmp stays visible above the fresh /tmp.
   assert.equal(mounts(open)[4], "--ro-bind /tmp/ws /tmp/ws");
 });
+
+Deno.test("bwrap pins parents, then makes control files read-only, before hiding forbid_read", () => {
+  const args = bwrapArgs({
+    ...SPEC,
+    writable: ["/ws/cache", "/ws"],
+    hidden: [{ path: "/ws/config/secret.env", dir: false }],
+    pinned: ["/ws/.git", "/ws/config"],
+    readOnly: ["/ws/.git/hooks", "/ws/.mcp.json", "/ws/.git/config"],
+  });
+  assert.deepEqual(mounts(args).slice(4), [
+    // Outer directories first: a later bind from the host tree would cover an inner one.
+    "--bind /ws /ws",
+    "--bind /ws/cache /ws/cache",
+    "--bind /ws/.git /ws/.git",
+    "--bind /ws/config /ws/config",
+    "--ro-bind /ws/.mcp.json /ws/.mcp.json",
+    "--ro-bind /ws/.git/config /ws/.git/config",
+    "--ro-bind /ws/.git/hooks /ws/.git/hooks",
+    "--ro-bind /dev/null /ws/config/secret.env",
+  ]);
+});
+
+Deno.test("without network bwrap reads the unix-socket filter from descriptor 3", () => {
+  const flag = (spec: SandboxSpec) => {
+    const args = bwrapArgs(spec);
+    const at = args.indexOf("--seccomp");
+    return at < 0 ? undefined : args[at + 1];
+  };
+  assert.equal(flag(SPEC), "3");
+  assert.equal(flag({ ...SPEC, unixSockets: true }), undefined);
+  assert.equal(flag({ ...SPEC, network: true }), undefined);
+  // The flag belongs to bwrap, before the command.
+  const args = bwrapArgs(SPEC);
+  assert.ok(args.indexOf("--seccomp") < args.indexOf("--"));
+});

@@ -1,7 +1,9 @@
 /**
  * macOS: a Seatbelt (`sandbox-exec`) profile generated from the same {@linkcode SandboxSpec}
  * as bubblewrap. Paths are passed as `-D` parameters rather than spliced into the profile,
- * so no path can change the profile's meaning.
+ * so no path can change the profile's meaning. Seatbelt matches paths, not mounts: the
+ * control files are denied by name whether they exist or not, and the pinned parents of
+ * hidden and control paths cannot be renamed because writing their own entry is denied.
  *
  * @module
  */
@@ -46,6 +48,22 @@ export function seatbeltProfile(spec: SandboxSpec): SeatbeltProfile {
     });
     lines.push(`(allow file-write*\n${subpaths.join("\n")})`);
   }
+  // Control files (present or not) and the parents that must stay put; later rules win, so
+  // these override the writable roots.
+  const fixed = [...(spec.readOnly ?? []), ...(spec.guarded ?? [])];
+  if (fixed.length || spec.pinned?.length) {
+    const rules = [
+      ...fixed.map((path, i) => {
+        params[`CONTROL_${i}`] = path;
+        return `  (subpath (param "CONTROL_${i}"))`;
+      }),
+      ...(spec.pinned ?? []).map((path, i) => {
+        params[`PINNED_${i}`] = path;
+        return `  (literal (param "PINNED_${i}"))`;
+      }),
+    ];
+    lines.push(`(deny file-write*\n${rules.join("\n")})`);
+  }
   if (spec.hidden.length) {
     // Later rules win in Seatbelt, so these override the broad read and write allowances.
     const hidden = spec.hidden.map((h, i) => {
@@ -56,7 +74,11 @@ export function seatbeltProfile(spec: SandboxSpec): SeatbeltProfile {
   }
   if (spec.network) {
     lines.push("(allow network-outbound)\n(allow network-inbound)\n(allow system-socket)");
+  } else if (spec.unixSockets) {
+    // `[sandbox] allow_unix_sockets`: local sockets only, still no network.
+    lines.push("(allow network-outbound (remote unix-socket))");
   } else {
+    // Under `(deny default)` this is the only unix socket a command may connect to.
     lines.push(
       '(allow network-outbound (remote unix-socket (path-literal "/private/var/run/syslog")))',
     );

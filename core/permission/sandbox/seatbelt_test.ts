@@ -74,3 +74,33 @@ Deno.test("sandbox-exec arguments pass the profile, the parameters and the comma
     "make test",
   ]);
 });
+
+Deno.test("control files are denied by name, present or not, and pinned parents by entry", () => {
+  const { profile, params } = seatbeltProfile({
+    ...SPEC,
+    readOnly: ["/Users/u/ws/.git/hooks"],
+    guarded: ["/Users/u/ws/.mcp.json"],
+    pinned: ["/Users/u/ws/.git"],
+  });
+  const deny = profile.indexOf("(deny file-write*\n");
+  assert.ok(deny > profile.indexOf("(allow file-write*"), "after the writable roots");
+  assert.match(
+    profile,
+    /\(deny file-write\*\n {2}\(subpath \(param "CONTROL_0"\)\)\n {2}\(subpath \(param "CONTROL_1"\)\)\n {2}\(literal \(param "PINNED_0"\)\)\)/,
+  );
+  assert.equal(params.CONTROL_0, "/Users/u/ws/.git/hooks");
+  assert.equal(params.CONTROL_1, "/Users/u/ws/.mcp.json");
+  assert.equal(params.PINNED_0, "/Users/u/ws/.git");
+  assert.ok(!seatbeltProfile(SPEC).profile.includes("CONTROL_"));
+});
+
+Deno.test("without network the only unix socket is syslog, unless allow_unix_sockets", () => {
+  const sockets = (profile: string) => profile.split("\n").filter((l) => l.includes("unix-socket"));
+  assert.deepEqual(sockets(seatbeltProfile(SPEC).profile), [
+    '(allow network-outbound (remote unix-socket (path-literal "/private/var/run/syslog")))',
+  ]);
+  assert.deepEqual(sockets(seatbeltProfile({ ...SPEC, unixSockets: true }).profile), [
+    "(allow network-outbound (remote unix-socket))",
+  ]);
+  assert.ok(!seatbeltProfile({ ...SPEC, unixSockets: true }).profile.includes("(allow network*"));
+});

@@ -23,7 +23,25 @@ export interface SandboxSpec {
    */
   visible?: readonly string[];
   hidden: readonly HiddenPath[];
+  /**
+   * Directories inside writable roots mounted onto themselves: a mount point cannot be
+   * renamed or removed (`EBUSY`), so the parents of hidden and read-only paths stay put and
+   * what covers those paths keeps covering them.
+   */
+  pinned?: readonly string[];
+  /** Existing paths inside writable roots that stay read-only: the project's control files. */
+  readOnly?: readonly string[];
+  /**
+   * Control paths that are missing or symlinks. Seatbelt denies them by name; bubblewrap has
+   * nothing to mount on, so the launcher restores them after the command instead.
+   */
+  guarded?: readonly string[];
   network: boolean;
+  /**
+   * Without network: whether the command may still create unix sockets
+   * (`[sandbox] allow_unix_sockets`). Default false. With network it always may.
+   */
+  unixSockets?: boolean;
   /**
    * A session directory to use as `/tmp`, so temporary files last across commands of one
    * session; absent means a fresh, empty `/tmp` per command.
