@@ -121,8 +121,9 @@ export interface ToolsConfig {
   mcp_startup_timeout_seconds: number;
   mcp_call_timeout_seconds: number;
   /**
-   * Variables kept in the environment of child processes (`bash`, MCP servers) although they
-   * are provider keys or come from the home `.env`, which are otherwise removed.
+   * Variables kept in the environment of child processes (`bash` and the programs it starts)
+   * although they are provider keys or come from the home `.env`, which are otherwise removed.
+   * MCP servers get only the `env` their declaration gives them.
    */
   pass_env?: string[];
 }
