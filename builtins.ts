@@ -4,8 +4,5 @@
  *
  * @module
  */
-import "./providers/anthropic/mod.ts";
-import "./providers/openai/mod.ts";
-import "./providers/replay/mod.ts";
-import "./providers/responses/mod.ts";
+import "./providers/builtin_kinds.ts";
 import "./tools/builtin/mod.ts";

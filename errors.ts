@@ -4,12 +4,53 @@
  * @module
  */
 
+/**
+ * Every code a {@linkcode ReasonixError} may carry: one closed list, so a caller's `switch`
+ * over `error.code` is checked by the compiler and a new failure has to be named here.
+ */
+export type ReasonixErrorCode =
+  // Providers (providers/errors.ts: ProviderErrorCode is this group).
+  | "provider_auth"
+  | "provider_bad_request"
+  | "provider_rate_limited"
+  | "provider_server"
+  | "provider_network"
+  | "provider_stream"
+  | "provider_idle_timeout"
+  | "context_overflow"
+  // Configuration files, reasonix.toml and .mcp.json alike.
+  | "config_invalid"
+  // The OS sandbox around shell commands.
+  | "sandbox_unavailable"
+  | "sandbox_path_changed"
+  | "write_scope_not_approved"
+  // Sessions and their transcripts.
+  | "session_not_found"
+  | "transcript_locked"
+  | "transcript_read"
+  | "transcript_write"
+  // Context maintenance.
+  | "compaction_required"
+  // Memory facts.
+  | "memory_conflict"
+  | "memory_invalid"
+  | "memory_not_found"
+  | "memory_unsafe_path"
+  // Images and the vision model.
+  | "image_input"
+  | "vision_failed"
+  // MCP servers.
+  | "mcp_authorization"
+  | "mcp_launch_refused"
+  | "mcp_startup_timeout"
+  | "mcp_unavailable";
+
 /** A condition a caller is expected to handle, identified by a stable `code`. */
 export class ReasonixError extends Error {
   /** Stable machine-readable identifier, e.g. `config_invalid`. */
-  readonly code: string;
+  readonly code: ReasonixErrorCode;
 
-  constructor(code: string, message: string, options?: ErrorOptions) {
+  constructor(code: ReasonixErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "ReasonixError";
     this.code = code;

@@ -5,25 +5,12 @@
  * @module
  */
 // The provider kinds register on import; `run` has them too, so the same files load here.
-import "../providers/anthropic/mod.ts";
-import "../providers/openai/mod.ts";
-import "../providers/replay/mod.ts";
-import "../providers/responses/mod.ts";
+import "../providers/builtin_kinds.ts";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { ConfigError, loadConfig, reasonixHome } from "../core/config/mod.ts";
 import { parseConfigToml, readConfigText } from "../core/config/files.ts";
 import { setTomlValue, writeTomlFile } from "../core/config/toml_edit.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
-
-const USAGE = `Usage: reasonix config compact-ratio [--local] [VALUE]
-
-Shows the effective [agent].compact_ratio, or sets it. Context maintenance starts when a request
-reaches context_window × compact_ratio tokens. Lower compacts earlier (more summaries, less
-prefix-cache reuse). Range 0.30–0.85; presets 0.70 (early), 0.80 (default), 0.85 (late).
-
-  --local   write the project's ./reasonix.toml instead of the user config
-`;
 
 /**
  * The effective ratio and the file it comes from. The configuration is loaded exactly as
@@ -47,33 +34,14 @@ export async function effectiveCompactRatio(
   return { value, source: "built-in default" };
 }
 
-/** Runs `reasonix config …` and returns the exit code. */
-export async function configCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub !== "compact-ratio") {
-    console.error(
-      sub === undefined
-        ? `reasonix config: name the setting to show or change\n\n${USAGE}`
-        : `reasonix config: unknown setting "${sub}"\n\n${USAGE}`,
-    );
-    return EXIT_USAGE;
-  }
-  let values: { local?: boolean; help?: boolean };
-  let positionals: string[];
-  try {
-    ({ values, positionals } = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: { local: { type: "boolean" }, help: { type: "boolean", short: "h" } },
-    }));
-  } catch (error) {
-    console.error(`reasonix config compact-ratio: ${(error as Error).message}\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  if (values.help) {
-    console.log(USAGE);
-    return EXIT_OK;
-  }
+/**
+ * Runs `reasonix config compact-ratio [--local] [VALUE]` (parsed by `cli/commands/config.ts`):
+ * shows the effective ratio without a value, sets it with one. Returns the exit code.
+ */
+export async function compactRatioCommand(
+  opts: { value?: string; local: boolean },
+): Promise<number> {
+  const positionals = opts.value === undefined ? [] : [opts.value];
   const cwd = Deno.cwd();
   const env = Deno.env.toObject();
   const home = reasonixHome(env);
@@ -96,11 +64,19 @@ export async function configCommand(argv: string[]): Promise<number> {
     );
     return EXIT_USAGE;
   }
-  const path = values.local ? join(cwd, "reasonix.toml") : join(home, "config.toml");
+  const path = opts.local ? join(cwd, "reasonix.toml") : join(home, "config.toml");
   try {
     // Strict UTF-8 and a clear error for a directory: the file is rewritten below.
     const text = await readConfigText(path) ?? "";
-    await writeTomlFile(path, setTomlValue(text, "agent", "compact_ratio", String(value), path));
+    await writeTomlFile(
+      path,
+      setTomlValue(text, {
+        table: "agent",
+        key: "compact_ratio",
+        literal: String(value),
+        file: path,
+      }),
+    );
   } catch (error) {
     if (error instanceof ConfigError) return reportConfigError(error);
     console.error(

@@ -5,76 +5,55 @@
  * @module
  */
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { commandSources, loadCustomCommands } from "../core/commands/mod.ts";
 import { reasonixHome } from "../core/config/mod.ts";
 import { ReasonixError } from "../errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
-import { PERMISSION_OPTIONS, permissionFlags } from "./permission_flags.ts";
-import { buildRuntime } from "./runtime.ts";
+import type { InteractiveOptions } from "./commands/types.ts";
+import { type CliHost, openHost } from "./host.ts";
 import { promptProjectTrust, terminalIo, type TrustSessionChoices } from "./ui/trust_prompt.ts";
 import {
   BUILTIN_NAMES,
   colorWanted,
+  HostBackend,
   InputHistory,
   mcpView,
   runChatApp,
-  RuntimeBackend,
   UiApprovalBroker,
 } from "./ui/mod.ts";
 import { version } from "./version.ts";
 
-/** Runs the interactive session and returns the exit code. */
-export async function interactive(argv: string[]): Promise<number> {
-  let values: { model?: string; continue?: boolean; resume?: string } & Record<string, unknown>;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      allowPositionals: false,
-      options: {
-        model: { type: "string", short: "m" },
-        continue: { type: "boolean", short: "c" },
-        resume: { type: "string", short: "r" },
-        ...PERMISSION_OPTIONS,
-      },
-    }));
-  } catch (error) {
-    console.error(`reasonix: ${(error as Error).message}`);
-    return EXIT_USAGE;
-  }
-  if (values.continue && values.resume !== undefined) {
-    console.error("reasonix: use either --continue or --resume, not both");
-    return EXIT_USAGE;
-  }
+/**
+ * Runs the interactive session with the top-level options (parsed by `cli/commands/program.ts`)
+ * and returns the exit code.
+ */
+export async function interactive(opts: InteractiveOptions): Promise<number> {
   const env = Deno.env.toObject();
   const home = reasonixHome(env);
   const broker = new UiApprovalBroker();
-  const permissions = permissionFlags(values);
-  let backend: RuntimeBackend;
+  const permissions = opts.permissions;
+  let host: CliHost | undefined;
+  let backend: HostBackend;
   try {
-    // Asked once, before anything of the project starts; rebuilds reuse the answers.
+    // Asked once, before anything of the project starts.
     const trust: TrustSessionChoices | undefined = permissions.trustProject
       ? undefined
       : await promptProjectTrust({ home, cwd: Deno.cwd(), io: terminalIo() });
-    backend = await RuntimeBackend.create({
-      home,
-      build: (o) =>
-        buildRuntime({
-          cwd: Deno.cwd(),
-          env,
-          flags: {
-            model: o.model,
-            reasoningEffort: o.reasoningEffort,
-            resume: o.resume,
-            ...permissions,
-          },
-          broker,
-          trustSession: trust?.session,
-          trustSkipped: trust?.skipped,
-        }),
-      mcp: (runtime) => mcpView(runtime.mcp),
-    }, { model: values.model, resume: values.continue ? "latest" : values.resume });
+    // One host for the whole session: `/model`, `/resume` and `/new` make new agents on it.
+    host = await openHost({
+      cwd: Deno.cwd(),
+      env,
+      flags: { model: opts.model, ...permissions },
+      trustSession: trust?.session,
+      trustSkipped: trust?.skipped,
+    });
+    backend = await HostBackend.create({
+      host,
+      broker,
+      mcp: host.mcp && mcpView(host.mcp),
+    }, { model: opts.model, resume: opts.resume });
   } catch (error) {
+    await host?.close();
     if (error instanceof ReasonixError) {
       console.error(`reasonix: ${error.message}`);
       return EXIT_USAGE;
@@ -97,6 +76,7 @@ export async function interactive(argv: string[]): Promise<number> {
     });
   } finally {
     await backend.dispose();
+    await host.close();
   }
   return EXIT_OK;
 }

@@ -17,6 +17,7 @@ export const LAZY_MODULES = [
   "cli/config_cmd.ts",
   "cli/mcp.ts",
   "cli/trust.ts",
+  "cli/completions.ts",
   "plugins/mcp/host.ts",
 ] as const;
 

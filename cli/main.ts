@@ -1,6 +1,8 @@
 /**
- * Program entry. `--version` answers before anything else is loaded so it stays instant;
- * everything else is imported lazily.
+ * Program entry. `--version` (`-v`) answers before anything else is loaded so it stays
+ * instant: the command tree and its library (commander, which pulls in Node's `fs` and
+ * `child_process` modules) are imported lazily, like everything else. The command tree answers
+ * the same flags the same way when they come after other options.
  *
  * @module
  */
@@ -13,7 +15,7 @@ const VALUE_FLAGS = new Set(["--cwd"]);
 function wantsVersion(args: readonly string[]): boolean {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
-    if (arg === "--version" || arg === "-V") return true;
+    if (arg === "--version" || arg === "-v") return true;
     if (VALUE_FLAGS.has(arg)) {
       i++;
       continue;

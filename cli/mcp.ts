@@ -7,10 +7,7 @@
  *
  * @module
  */
-import "../providers/anthropic/mod.ts";
-import "../providers/openai/mod.ts";
-import "../providers/replay/mod.ts";
-import "../providers/responses/mod.ts";
+import "../providers/builtin_kinds.ts";
 import {
   ConfigError,
   expandVars,
@@ -27,165 +24,39 @@ import {
   declarationsNamed,
   effectiveDeclarations,
   loadMcpDeclarations,
-  type McpConcurrency,
   McpConfigFileError,
   type McpServerDeclaration,
   type McpServerEntry,
   type McpServerStatus,
   type McpSourceKind,
-  type McpTransportKind,
   OAuthStore,
   removeDeclaration,
   resolveServer,
-  stripControl,
   type VarExpander,
 } from "../plugins/mcp/mod.ts";
 import { childEnv } from "./child_env.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import {
+  type CliContext,
+  type CliIo,
+  CONSOLE_IO,
+  runSubtree,
+  UsageError,
+} from "./commands/execute.ts";
+import { defineMcp } from "./commands/mcp.ts";
+import type { AddArgs, McpRequest } from "./commands/types.ts";
+
+export type { AddArgs, McpRequest } from "./commands/types.ts";
 import { createMcpHost, loadMcpEntries, mcpExpander, mcpStateDir } from "./mcp_runtime.ts";
 import { loadProjectTrust, untrustedWarning } from "./project_trust.ts";
 
-const MCP_USAGE = `Usage: reasonix mcp <command>
+/** Bad usage the parser cannot see (a URL for a stdio server, …); shown with the help. */
+class McpUsageError extends UsageError {}
 
-Commands:
-  add [options] <name> <command-or-url> [args...]
-                        declare a server (stdio command, or http/sse URL)
-  remove [--scope user|project] <name>
-                        remove a declaration; a lower one of the same name takes over
-  list [--json]         connect to every server and show its state
-  get <name>            show one server: declaration, state, tools, prompts, resources
-  login <name>          authorize an HTTP server with OAuth (opens your browser)
-  logout <name>         forget a server's stored OAuth credentials
-
-Options of add:
-  -s, --scope user|project    user: ~/.reasonix/config.toml (default for a new server);
-                              project: ./reasonix.toml
-  -t, --transport stdio|http|sse
-                              default: http for a URL, stdio otherwise
-  -e, --env KEY=VALUE         environment of a stdio server (repeatable; \${VAR} allowed)
-  -H, --header "Name: value"  header of an HTTP server (repeatable; \${VAR} allowed)
-      --concurrency parallel|serial
-      --startup-timeout <seconds>
-
-Everything after the command or URL is passed to the server as arguments.
-Precedence for one name: ./reasonix.toml > ./.mcp.json > ~/.reasonix/config.toml.
-`;
-
-class McpUsageError extends Error {}
-
-interface Io {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const defaultIo: Io = {
-  out: (t) => console.log(t),
-  err: (t) => console.error(t),
-};
+type Io = CliIo;
 
 function sourceLabel(kind: McpSourceKind): string {
   return kind === "mcp_json" ? ".mcp.json" : kind;
-}
-
-interface AddArgs {
-  scope?: "user" | "project";
-  transport?: McpTransportKind;
-  env: Record<string, string>;
-  headers: Record<string, string>;
-  concurrency?: McpConcurrency;
-  startupTimeout?: number;
-  name: string;
-  target: string;
-  args: string[];
-}
-
-function parseAdd(argv: string[]): AddArgs {
-  const out: Partial<AddArgs> & { env: Record<string, string>; headers: Record<string, string> } = {
-    env: {},
-    headers: {},
-  };
-  const positionals: string[] = [];
-  let i = 0;
-  const value = (flag: string) => {
-    const v = argv[++i];
-    if (v === undefined) throw new McpUsageError(`${flag} needs a value`);
-    return v;
-  };
-  // Options are read until a stdio command; everything after it belongs to the server. A URL
-  // takes no arguments, so options may follow it.
-  const reading = () => positionals.length < 2 || isUrl(positionals[1]);
-  for (; i < argv.length && reading(); i++) {
-    const arg = argv[i];
-    if (arg === "--") {
-      positionals.push(...argv.slice(i + 1));
-      i = argv.length;
-      break;
-    }
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=")
-      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
-      : [arg, undefined];
-    const take = () => inline ?? value(flag);
-    switch (flag) {
-      case "-s":
-      case "--scope": {
-        const v = take();
-        if (v !== "user" && v !== "project") {
-          throw new McpUsageError(`--scope must be user or project, got "${v}"`);
-        }
-        out.scope = v;
-        break;
-      }
-      case "-t":
-      case "--transport": {
-        const v = take();
-        const t = v === "streamable-http" ? "http" : v;
-        if (t !== "stdio" && t !== "http" && t !== "sse") {
-          throw new McpUsageError(`--transport must be stdio, http or sse, got "${v}"`);
-        }
-        out.transport = t;
-        break;
-      }
-      case "-e":
-      case "--env": {
-        const v = take();
-        const eq = v.indexOf("=");
-        if (eq <= 0) throw new McpUsageError(`--env needs KEY=VALUE, got "${v}"`);
-        out.env[v.slice(0, eq)] = v.slice(eq + 1);
-        break;
-      }
-      case "-H":
-      case "--header": {
-        const v = take();
-        const colon = v.indexOf(":");
-        if (colon <= 0) throw new McpUsageError(`--header needs "Name: value", got "${v}"`);
-        out.headers[v.slice(0, colon).trim()] = v.slice(colon + 1).trim();
-        break;
-      }
-      case "--concurrency": {
-        const v = take();
-        if (v !== "parallel" && v !== "serial") {
-          throw new McpUsageError(`--concurrency must be parallel or serial, got "${v}"`);
-        }
-        out.concurrency = v;
-        break;
-      }
-      case "--startup-timeout": {
-        const v = Number(take());
-        if (!(v > 0)) throw new McpUsageError("--startup-timeout must be a number of seconds > 0");
-        out.startupTimeout = v;
-        break;
-      }
-      default:
-        if (arg.startsWith("-")) {
-          throw new McpUsageError(`unknown option ${arg} (put server arguments after the command)`);
-        }
-        positionals.push(arg);
-    }
-  }
-  positionals.push(...argv.slice(i));
-  const [name, target, ...args] = positionals;
-  if (!name || !target) throw new McpUsageError("add needs a name and a command or URL");
-  return { ...out, name, target, args } as AddArgs;
 }
 
 function isUrl(text: string): boolean {
@@ -205,8 +76,7 @@ function targetFor(
   return existing[0]?.source.kind;
 }
 
-async function addCommand(argv: string[], ctx: Ctx): Promise<number> {
-  const a = parseAdd(argv);
+async function addCommand(a: AddArgs, ctx: Ctx): Promise<number> {
   const transport = a.transport ?? (isUrl(a.target) ? "http" : "stdio");
   if (transport !== "stdio" && !isUrl(a.target) && !a.target.includes("${")) {
     throw new McpUsageError(`a ${transport} server needs an http(s) URL, got "${a.target}"`);
@@ -287,25 +157,11 @@ async function expandedUrl(
   }
 }
 
-async function removeCommand(argv: string[], ctx: Ctx): Promise<number> {
-  let scope: "user" | "project" | undefined;
-  const names: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    if (arg === "-s" || arg === "--scope" || arg.startsWith("--scope=")) {
-      const v = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : argv[++i];
-      if (v !== "user" && v !== "project") {
-        throw new McpUsageError(`--scope must be user or project, got "${v ?? ""}"`);
-      }
-      scope = v;
-    } else if (arg.startsWith("-")) {
-      throw new McpUsageError(`unknown option ${arg}`);
-    } else {
-      names.push(arg);
-    }
-  }
-  if (names.length !== 1) throw new McpUsageError("remove needs exactly one server name");
-  const name = names[0];
+async function removeCommand(
+  name: string,
+  scope: "user" | "project" | undefined,
+  ctx: Ctx,
+): Promise<number> {
   // Strict: a file that does not parse may be the one that declares the server.
   const set = await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd, strict: true });
   const existing = declarationsNamed(set, name);
@@ -428,10 +284,7 @@ async function connectAll(entries: McpServerEntry[], ctx: Ctx) {
   return host;
 }
 
-async function listCommand(argv: string[], ctx: Ctx): Promise<number> {
-  const json = argv.includes("--json");
-  const unknown = argv.filter((a) => a !== "--json");
-  if (unknown.length) throw new McpUsageError(`list takes no argument ${unknown[0]}`);
+async function listCommand(json: boolean, ctx: Ctx): Promise<number> {
   const loaded = await loadEntries(ctx);
   for (const w of loaded.warnings) ctx.io.err(`warning: ${w}`);
   const host = await connectAll(loaded.entries, ctx);
@@ -473,11 +326,7 @@ async function listCommand(argv: string[], ctx: Ctx): Promise<number> {
   }
 }
 
-async function getCommand(argv: string[], ctx: Ctx): Promise<number> {
-  if (argv.length !== 1 || argv[0].startsWith("-")) {
-    throw new McpUsageError("get needs exactly one server name");
-  }
-  const name = argv[0];
+async function getCommand(name: string, ctx: Ctx): Promise<number> {
   const loaded = await loadEntries(ctx);
   const entry = loaded.entries.find((e) => e.declaration.name === name);
   if (!entry) {
@@ -544,9 +393,7 @@ async function openBrowser(url: URL, io: Io, env: Record<string, string>): Promi
   }
 }
 
-async function loginCommand(argv: string[], ctx: Ctx): Promise<number> {
-  if (argv.length !== 1) throw new McpUsageError("login needs exactly one server name");
-  const name = argv[0];
+async function loginCommand(name: string, ctx: Ctx): Promise<number> {
   const loaded = await loadEntries(ctx);
   const entry = loaded.entries.find((e) => e.declaration.name === name);
   if (!entry?.spec) {
@@ -573,9 +420,7 @@ async function loginCommand(argv: string[], ctx: Ctx): Promise<number> {
   }
 }
 
-async function logoutCommand(argv: string[], ctx: Ctx): Promise<number> {
-  if (argv.length !== 1) throw new McpUsageError("logout needs exactly one server name");
-  const name = argv[0];
+async function logoutCommand(name: string, ctx: Ctx): Promise<number> {
   const set = await loadMcpDeclarations({ home: ctx.home, cwd: ctx.cwd });
   const effective = effectiveDeclarations(set).find((e) => e.declaration.name === name);
   const url = await expandedUrl(effective?.declaration, ctx);
@@ -617,26 +462,16 @@ async function loadEntries(ctx: Ctx): Promise<Awaited<ReturnType<typeof loadMcpE
   return loaded;
 }
 
-/** Runs `reasonix mcp …` and returns the exit code. */
-export async function mcpCommand(
-  argv: string[],
-  opts: { cwd?: string; env?: Record<string, string | undefined>; io?: Io } = {},
-): Promise<number> {
-  const raw = opts.io ?? defaultIo;
-  // Declarations from project files and everything a server says may carry terminal escape
-  // sequences; nothing this command prints passes them on.
-  const io: Io = {
-    out: (t) => raw.out(stripControl(t)),
-    err: (t) => raw.err(stripControl(t)),
-  };
-  const [sub, ...rest] = argv;
-  if (sub === undefined || sub === "-h" || sub === "--help" || sub === "help") {
-    io.out(MCP_USAGE);
-    return sub === undefined ? EXIT_USAGE : EXIT_OK;
-  }
-  const env = opts.env ?? Deno.env.toObject();
+/**
+ * Runs one `reasonix mcp` command and returns the exit code. `context.io` should already drop
+ * control characters (the command tree's `mcp` does).
+ */
+export async function runMcp(request: McpRequest, context: CliContext): Promise<number> {
+  const io = context.io;
+  const env = context.env ?? Deno.env.toObject();
   try {
-    const ctx: Ctx = { cwd: opts.cwd ?? Deno.cwd(), home: reasonixHome(env), env, io };
+    const ctx: Ctx = { cwd: context.cwd ?? Deno.cwd(), home: reasonixHome(env), env, io };
+    const sub = request.command;
     if (sub === "list" || sub === "get" || sub === "login") {
       try {
         ctx.config = await loadConfig({ cwd: ctx.cwd, env, home: ctx.home });
@@ -646,29 +481,22 @@ export async function mcpCommand(
         }`;
       }
     }
-    switch (sub) {
+    switch (request.command) {
       case "add":
-        return await addCommand(rest, ctx);
+        return await addCommand(request.add, ctx);
       case "remove":
-      case "rm":
-        return await removeCommand(rest, ctx);
+        return await removeCommand(request.name, request.scope, ctx);
       case "list":
-      case "ls":
-        return await listCommand(rest, ctx);
+        return await listCommand(request.json, ctx);
       case "get":
-        return await getCommand(rest, ctx);
+        return await getCommand(request.name, ctx);
       case "login":
-        return await loginCommand(rest, ctx);
+        return await loginCommand(request.name, ctx);
       case "logout":
-        return await logoutCommand(rest, ctx);
-      default:
-        throw new McpUsageError(`unknown command "${sub}"`);
+        return await logoutCommand(request.name, ctx);
     }
   } catch (error) {
-    if (error instanceof McpUsageError) {
-      io.err(`reasonix mcp: ${error.message}\n\n${MCP_USAGE}`);
-      return EXIT_USAGE;
-    }
+    if (error instanceof UsageError) throw error;
     const config = error instanceof McpConfigFileError
       ? new ConfigError({
         file: error.file,
@@ -689,4 +517,15 @@ export async function mcpCommand(
     }
     throw error;
   }
+}
+
+/**
+ * Runs `reasonix mcp …` with its arguments (after `mcp`) in-process: the same command tree as
+ * the program's, writing to `opts.io`. Returns the exit code.
+ */
+export async function mcpCommand(
+  argv: string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; io?: Io } = {},
+): Promise<number> {
+  return await runSubtree(defineMcp, ["mcp", ...argv], { ...opts, io: opts.io ?? CONSOLE_IO });
 }

@@ -159,3 +159,20 @@ Deno.test("mcp list and get say why a stdio server failed, without its env value
     assert.match(servers.find((s) => s.name === "dies")?.detail ?? "", /status 3/);
   });
 });
+
+Deno.test("mcp add passes everything after the stdio command to the server, options included", async () => {
+  await withDirs(async ({ home, run }) => {
+    const r = await run("add", "-e", "A=1", "srv", "echo", "-y", "-e", "B=2", "--help");
+    assert.equal(r.code, EXIT_OK, r.err);
+    const toml = await Deno.readTextFile(join(home, "config.toml"));
+    assert.match(toml, /args = \["-y", ?"-e", ?"B=2", ?"--help"\]/);
+    assert.match(toml, /A = "1"/);
+    assert.doesNotMatch(toml, /B = "2"/);
+    // A URL takes no arguments, so options may follow it; `--` ends the options too.
+    const url = await run("add", "web", "http://127.0.0.1:9/mcp", "-s", "user", "-H", "X-A: b");
+    assert.equal(url.code, EXIT_OK, url.err);
+    const dashed = await run("add", "d", "--", "echo", "--version");
+    assert.equal(dashed.code, EXIT_OK, dashed.err);
+    assert.match(await Deno.readTextFile(join(home, "config.toml")), /args = \["--version"\]/);
+  });
+});

@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { runCli, USAGE } from "./app.ts";
+export { runCli, usage } from "./app.ts";
 export {
   EXIT_CANCELLED,
   EXIT_FAILURE,

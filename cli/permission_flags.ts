@@ -4,35 +4,57 @@
  *
  * @module
  */
-import type { RuntimeFlags } from "./runtime.ts";
+import { type Command, Option } from "commander";
 
-/** `node:util` `parseArgs` options for the permission flags. */
-export const PERMISSION_OPTIONS = {
-  "permission-mode": { type: "string" },
-  allow: { type: "string", multiple: true },
-  deny: { type: "string", multiple: true },
-  "trust-project": { type: "boolean" },
-} as const;
+/** The permission settings given on the command line. */
+export interface PermissionFlags {
+  /** A preset name; checked where the policy is built, which lists the valid ones. */
+  permissionMode?: string;
+  allow?: string[];
+  deny?: string[];
+  /** Trust this project's declarations for this run only. */
+  trustProject?: true;
+}
 
-/** Help lines for the permission flags. */
-export const PERMISSION_USAGE =
-  `      --permission-mode <m> read-only, ask (default), accept-edits, auto or yolo
-      --allow <rule>        allow a tool or command, e.g. "Bash(npm test:*)" (repeatable)
-      --deny <rule>         deny a tool or command, e.g. "Bash(git push:*)" (repeatable)
-      --trust-project       start the MCP servers and apply the loosening settings this
-                            project's files declare, for this run only (see reasonix trust)`;
+const collect = (value: string, previous: string[] | undefined): string[] => [
+  ...(previous ?? []),
+  value,
+];
 
-/** The runtime flags from parsed permission options. */
-export function permissionFlags(
-  values: Record<string, unknown>,
-): Pick<RuntimeFlags, "permissionMode" | "allow" | "deny" | "trustProject"> {
+/** Adds the permission options to `command`. */
+export function addPermissionOptions(command: Command): Command {
+  return command
+    .addOption(
+      // Not `.choices()`: the policy's own message names every preset and what it does.
+      new Option(
+        "--permission-mode <mode>",
+        "read-only, ask (default), accept-edits, auto or yolo",
+      ),
+    )
+    .addOption(
+      new Option("--allow <rule>", 'allow a tool or command, e.g. "Bash(npm test:*)" (repeatable)')
+        .argParser(collect),
+    )
+    .addOption(
+      new Option("--deny <rule>", 'deny a tool or command, e.g. "Bash(git push:*)" (repeatable)')
+        .argParser(collect),
+    )
+    .addOption(
+      new Option(
+        "--trust-project",
+        "start the MCP servers and apply the loosening settings this project's files declare, " +
+          "for this run only (see reasonix trust)",
+      ),
+    );
+}
+
+/** The permission flags from `command.opts()` of a command with {@link addPermissionOptions}. */
+export function permissionFlags(values: Record<string, unknown>): PermissionFlags {
   const list = (v: unknown) => Array.isArray(v) ? v.map(String) : undefined;
   return {
-    permissionMode: typeof values["permission-mode"] === "string"
-      ? values["permission-mode"]
-      : undefined,
+    permissionMode: typeof values.permissionMode === "string" ? values.permissionMode : undefined,
     allow: list(values.allow),
     deny: list(values.deny),
-    trustProject: values["trust-project"] === true ? true : undefined,
+    trustProject: values.trustProject === true ? true : undefined,
   };
 }

@@ -87,6 +87,10 @@ export function plainRenderer(sinks: PlainSinks): (event: AgentEvent) => void {
         );
         break;
       }
+      case "attachments":
+        endReasoning();
+        sinks.err(dim(`attached: ${event.labels.join(", ")}\n`));
+        break;
       case "notice":
         endReasoning();
         sinks.err(`${event.level === "warning" ? "warning" : "note"}: ${event.message}\n`);

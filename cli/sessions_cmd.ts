@@ -3,31 +3,16 @@
  *
  * @module
  */
-import { parseArgs } from "node:util";
 import { reasonixHome } from "../core/config/mod.ts";
 import { listSessions, sessionsDir } from "../core/store/sessions.ts";
-import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { EXIT_OK } from "./exit_codes.ts";
 
-const USAGE = `Usage: reasonix sessions list [--json]
-
-Lists this workspace's sessions, newest first. Continue one with
-reasonix run --resume <id> "…"  (or --continue for the newest).
-`;
-
-/** Runs `reasonix sessions …` and returns the exit code. */
-export async function sessionsCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub !== "list") {
-    console.error(`reasonix sessions: unknown command "${sub ?? ""}"\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
-  let json = false;
-  try {
-    json = parseArgs({ args: rest, options: { json: { type: "boolean" } } }).values.json === true;
-  } catch (error) {
-    console.error(`reasonix sessions list: ${(error as Error).message}\n\n${USAGE}`);
-    return EXIT_USAGE;
-  }
+/**
+ * Runs `reasonix sessions list` (parsed by `cli/commands/sessions.ts`) and returns the exit
+ * code.
+ */
+export async function sessionsList(opts: { json: boolean }): Promise<number> {
+  const json = opts.json;
   const workspace = await Deno.realPath(Deno.cwd());
   const sessions = await listSessions(
     await sessionsDir(reasonixHome(Deno.env.toObject()), workspace),

@@ -15,6 +15,11 @@ import {
   workspaceKey,
 } from "../core/config/mod.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { type CliContext, CONSOLE_IO, runSubtree, UsageError } from "./commands/execute.ts";
+import { defineTrust } from "./commands/trust.ts";
+import type { TrustRequest } from "./commands/types.ts";
+
+export type { TrustRequest } from "./commands/types.ts";
 import {
   declarationPlace,
   declarationTitle,
@@ -24,37 +29,8 @@ import {
   type TrustItem,
 } from "./project_trust.ts";
 
-const TRUST_USAGE = `Usage: reasonix trust [command]
-
-Project files (./reasonix.toml, ./.mcp.json) are untrusted input: a cloned repository, a
-git pull or the model can write them. The MCP servers they declare start, their loosening
-settings ([permissions].allow, [sandbox].allow_write, ...) apply, and a provider endpoint they
-set is used, only once you trusted that exact declaration in this workspace. Any change to a
-declaration voids its trust.
-
-Commands:
-  status                 show what this workspace declares and what is trusted (default)
-  list [--json]          every workspace with its trusted declarations
-  grant --all | NAME...  trust the current declarations of this workspace: NAME is an MCP
-                         server or provider name, or "settings" for the loosening settings
-  revoke --all | NAME... [--workspace <dir>]
-                         forget trust in this workspace (or in <dir>)
-
-A single run can trust the project without recording it: reasonix run --trust-project "…".
-Grants are stored in ~/.reasonix/trust.json (REASONIX_HOME overrides).
-`;
-
-class TrustUsageError extends Error {}
-
-interface Io {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const defaultIo: Io = {
-  out: (t) => console.log(t),
-  err: (t) => console.error(t),
-};
+/** Where the trust commands write. */
+type Io = CliContext["io"];
 
 interface Ctx {
   cwd: string;
@@ -76,8 +52,7 @@ function itemLines(review: ProjectReview, item: TrustItem, state?: string): stri
   return [head, ...describeDeclaration(d, "    ")];
 }
 
-async function statusCommand(argv: string[], ctx: Ctx): Promise<number> {
-  if (argv.length) throw new TrustUsageError(`status takes no argument ${argv[0]}`);
+async function statusCommand(ctx: Ctx): Promise<number> {
   const review = await reviewProject(ctx);
   for (const w of review.warnings) ctx.io.err(`warning: ${w}`);
   ctx.io.out(`Workspace ${printable(review.workspace)}`);
@@ -115,10 +90,7 @@ async function statusCommand(argv: string[], ctx: Ctx): Promise<number> {
   return EXIT_OK;
 }
 
-async function listCommand(argv: string[], ctx: Ctx): Promise<number> {
-  const json = argv.includes("--json");
-  const unknown = argv.filter((a) => a !== "--json");
-  if (unknown.length) throw new TrustUsageError(`list takes no argument ${unknown[0]}`);
+async function listCommand(json: boolean, ctx: Ctx): Promise<number> {
   const snapshot = await ctx.store.read();
   if (snapshot.warning) ctx.io.err(`warning: ${snapshot.warning}`);
   if (json) {
@@ -140,38 +112,18 @@ async function listCommand(argv: string[], ctx: Ctx): Promise<number> {
   return EXIT_OK;
 }
 
-/** `--all` or names, and any other options the command accepts. */
-function parseSelection(
-  argv: string[],
-  command: string,
-  options: Record<string, (value: string) => void> = {},
-): { all: boolean; names: string[] } {
-  let all = false;
-  const names: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=")
-      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
-      : [arg, undefined];
-    if (flag === "--all" && inline === undefined) all = true;
-    else if (options[flag]) {
-      const value = inline ?? argv[++i];
-      if (value === undefined) throw new TrustUsageError(`${flag} needs a value`);
-      options[flag](value);
-    } else if (arg.startsWith("-")) throw new TrustUsageError(`unknown option ${arg}`);
-    else names.push(arg);
-  }
+/** Checks that exactly one of `--all` and names was given. */
+function checkSelection(command: "grant" | "revoke", all: boolean, names: string[]): void {
   if (all && names.length) {
-    throw new TrustUsageError(`${command} takes either --all or names, not both`);
+    throw new UsageError(`${command} takes either --all or names, not both`);
   }
   if (!all && names.length === 0) {
-    throw new TrustUsageError(`${command} needs --all or the name of what to ${command}`);
+    throw new UsageError(`${command} needs --all or the name of what to ${command}`);
   }
-  return { all, names };
 }
 
-async function grantCommand(argv: string[], ctx: Ctx): Promise<number> {
-  const { all, names } = parseSelection(argv, "grant");
+async function grantCommand(all: boolean, names: string[], ctx: Ctx): Promise<number> {
+  checkSelection("grant", all, names);
   const review = await reviewProject(ctx);
   for (const w of review.warnings) ctx.io.err(`warning: ${w}`);
   if (review.items.length === 0) {
@@ -207,9 +159,13 @@ async function grantCommand(argv: string[], ctx: Ctx): Promise<number> {
   return EXIT_OK;
 }
 
-async function revokeCommand(argv: string[], ctx: Ctx): Promise<number> {
-  let dir: string | undefined;
-  const { all, names } = parseSelection(argv, "revoke", { "--workspace": (v) => dir = v });
+async function revokeCommand(
+  all: boolean,
+  names: string[],
+  dir: string | undefined,
+  ctx: Ctx,
+): Promise<number> {
+  checkSelection("revoke", all, names);
   const workspace = await workspaceKey(resolve(ctx.cwd, dir ?? "."));
   const removed = await ctx.store.revoke(workspace, all ? undefined : names);
   const missing = names.filter((n) => !removed.some((g) => g.name === n));
@@ -229,47 +185,43 @@ async function revokeCommand(argv: string[], ctx: Ctx): Promise<number> {
   return EXIT_OK;
 }
 
-/** Runs `reasonix trust …` and returns the exit code. */
-export async function trustCommand(
-  argv: string[],
-  opts: { cwd?: string; env?: Record<string, string | undefined>; io?: Io } = {},
-): Promise<number> {
-  const io = opts.io ?? defaultIo;
-  const [sub, ...rest] = argv;
-  if (
-    sub === "-h" || sub === "--help" || sub === "help" || rest.includes("--help") ||
-    rest.includes("-h")
-  ) {
-    io.out(TRUST_USAGE);
-    return EXIT_OK;
-  }
+/**
+ * Runs one trust command and returns the exit code. Bad usage throws a {@link UsageError}; a
+ * trust store that cannot be used is a message and exit code 2.
+ */
+export async function runTrust(request: TrustRequest, context: CliContext): Promise<number> {
+  const io = context.io;
   try {
-    const env = opts.env ?? Deno.env.toObject();
+    const env = context.env ?? Deno.env.toObject();
     const home = reasonixHome(env);
-    const ctx: Ctx = { cwd: opts.cwd ?? Deno.cwd(), home, io, store: new TrustStore(home) };
-    switch (sub) {
-      case undefined:
+    const ctx: Ctx = { cwd: context.cwd ?? Deno.cwd(), home, io, store: new TrustStore(home) };
+    switch (request.command) {
       case "status":
-        return await statusCommand(rest, ctx);
+        return await statusCommand(ctx);
       case "list":
-      case "ls":
-        return await listCommand(rest, ctx);
+        return await listCommand(request.json, ctx);
       case "grant":
-        return await grantCommand(rest, ctx);
+        return await grantCommand(request.all, request.names, ctx);
       case "revoke":
-        return await revokeCommand(rest, ctx);
-      default:
-        throw new TrustUsageError(`unknown command "${sub}"`);
+        return await revokeCommand(request.all, request.names, request.workspace, ctx);
     }
   } catch (error) {
-    if (error instanceof TrustUsageError) {
-      io.err(`reasonix trust: ${error.message}\n\n${TRUST_USAGE}`);
-      return EXIT_USAGE;
-    }
     if (error instanceof ConfigError) {
       io.err(`reasonix trust: ${error.message}`);
       return EXIT_USAGE;
     }
     throw error;
   }
+}
+
+/**
+ * Runs `reasonix trust …` with its arguments (after `trust`) in-process: the same command tree
+ * as the program's, writing to `opts.io`. Returns the exit code.
+ */
+export async function trustCommand(
+  argv: string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; io?: Io } = {},
+): Promise<number> {
+  const io = opts.io ?? CONSOLE_IO;
+  return await runSubtree(defineTrust, ["trust", ...argv], { ...opts, io });
 }

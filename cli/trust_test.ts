@@ -164,18 +164,22 @@ Deno.test("trust grant and revoke without names or --all are usage errors with t
     assert.match(both.err, /either --all or names/);
     const unknown = await run("frobnicate");
     assert.equal(unknown.code, EXIT_USAGE);
-    assert.match(unknown.err, /unknown command "frobnicate"/);
+    assert.match(unknown.err, /unknown command 'frobnicate'/);
   });
 });
 
 Deno.test("trust --help and grant --help print the help", async () => {
   await withDirs(async ({ run }) => {
-    for (const argv of [["--help"], ["grant", "--help"], ["help"]]) {
+    for (const argv of [["--help"], ["help"]]) {
       const r = await run(...argv);
       assert.equal(r.code, EXIT_OK);
-      assert.match(r.out, /Usage: reasonix trust \[command\]/);
+      assert.match(r.out, /Usage: reasonix trust \[options\] \[command\]/);
       assert.match(r.out, /untrusted input/);
     }
+    const grant = await run("grant", "--help");
+    assert.equal(grant.code, EXIT_OK);
+    assert.match(grant.out, /Usage: reasonix trust grant \[options\] \[names\.\.\.\]/);
+    assert.match(grant.out, /--all/);
   });
 });
 

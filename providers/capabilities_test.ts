@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { capabilitiesFor, DEEPSEEK_AUTOMATIC_OUTPUT_TOKENS } from "./capabilities.ts";
-import "./anthropic/mod.ts";
-import "./openai/mod.ts";
+import "./builtin_kinds.ts";
 
 Deno.test("capabilities combine the kind's needs with known endpoint facts", () => {
   const anthropic = capabilitiesFor({

@@ -3,10 +3,11 @@
  *
  * @module
  */
-import { ReasonixError } from "../errors.ts";
+import { ReasonixError, type ReasonixErrorCode } from "../errors.ts";
 
-/** Stable codes for provider failures. */
-export type ProviderErrorCode =
+/** Stable codes for provider failures: the provider group of {@linkcode ReasonixErrorCode}. */
+export type ProviderErrorCode = Extract<
+  ReasonixErrorCode,
   | "provider_auth"
   | "provider_bad_request"
   | "provider_rate_limited"
@@ -14,7 +15,8 @@ export type ProviderErrorCode =
   | "provider_network"
   | "provider_stream"
   | "provider_idle_timeout"
-  | "context_overflow";
+  | "context_overflow"
+>;
 
 /** A failed provider request or stream. */
 export class ProviderError extends ReasonixError {

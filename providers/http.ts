@@ -73,11 +73,10 @@ export { redactSecrets } from "./redact.ts";
  * provider's own words, with secrets removed.
  */
 export function httpError(
-  status: number,
-  statusText: string,
-  bodyText: string,
+  response: { status: number; statusText: string; bodyText: string },
   ctx: ErrorContext & { retryAfterMs?: number },
 ): ProviderError {
+  const { status, statusText, bodyText } = response;
   const providerMessage = extractMessage(bodyText, ctx.extractMessage) ||
     statusText || "no error message";
   const head = `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
@@ -106,7 +105,7 @@ export async function errorFromResponse(
   ctx: ErrorContext,
 ): Promise<ProviderError> {
   const bodyText = await readBounded(response);
-  return httpError(response.status, response.statusText, bodyText, {
+  return httpError({ status: response.status, statusText: response.statusText, bodyText }, {
     ...ctx,
     retryAfterMs: retryAfterFromHeaders(response.headers),
   });
@@ -169,7 +168,11 @@ export async function postForStream(opts: PostOptions): Promise<Response> {
       } catch {
         rethrowAbort();
         // The error body itself broke off; the status alone still classifies the failure.
-        mapped = httpError(response.status, response.statusText, "", {
+        mapped = httpError({
+          status: response.status,
+          statusText: response.statusText,
+          bodyText: "",
+        }, {
           ...opts,
           retryAfterMs: retryAfterFromHeaders(response.headers),
         });

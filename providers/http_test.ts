@@ -29,7 +29,7 @@ Deno.test("http errors map statuses to codes and retryability", () => {
     [529, "provider_server", true],
   ];
   for (const [status, code, retryable] of cases) {
-    const error = httpError(status, "", body("boom"), ctx);
+    const error = httpError({ status, statusText: "", bodyText: body("boom") }, ctx);
     assert.equal(error.code, code, `status ${status}`);
     assert.equal(error.retryable, retryable, `status ${status}`);
     assert.equal(error.status, status);
@@ -47,38 +47,58 @@ Deno.test("http errors recognise context-length messages only on client errors",
     ]
   ) {
     assert.ok(isContextOverflowMessage(message), message);
-    assert.ok(httpError(400, "Bad Request", body(message), ctx) instanceof ContextOverflowError);
+    assert.ok(
+      httpError({ status: 400, statusText: "Bad Request", bodyText: body(message) }, ctx) instanceof
+        ContextOverflowError,
+    );
   }
   assert.ok(
-    httpError(400, "", body("Invalid", "context_length_exceeded"), ctx) instanceof
+    httpError(
+      { status: 400, statusText: "", bodyText: body("Invalid", "context_length_exceeded") },
+      ctx,
+    ) instanceof
       ContextOverflowError,
   );
   assert.equal(
-    httpError(429, "", body("too many tokens per minute"), ctx).code,
+    httpError({ status: 429, statusText: "", bodyText: body("too many tokens per minute") }, ctx)
+      .code,
     "provider_rate_limited",
   );
-  assert.equal(httpError(400, "", body("bad temperature"), ctx).code, "provider_bad_request");
+  assert.equal(
+    httpError({ status: 400, statusText: "", bodyText: body("bad temperature") }, ctx).code,
+    "provider_bad_request",
+  );
 });
 
 Deno.test("http errors keep 429 retry-after and refuse to retry an exhausted quota", () => {
-  const limited = httpError(429, "", body("slow down"), { ...ctx, retryAfterMs: 1500 });
+  const limited = httpError({ status: 429, statusText: "", bodyText: body("slow down") }, {
+    ...ctx,
+    retryAfterMs: 1500,
+  });
   assert.equal(limited.retryAfterMs, 1500);
-  const quota = httpError(
-    429,
-    "",
-    body("You exceeded your current quota", "insufficient_quota"),
-    ctx,
-  );
+  const quota = httpError({
+    status: 429,
+    statusText: "",
+    bodyText: body("You exceeded your current quota", "insufficient_quota"),
+  }, ctx);
   assert.equal(quota.retryable, false);
 });
 
 Deno.test("http error messages never contain secrets and tolerate non-JSON bodies", () => {
-  const leaked = httpError(401, "Unauthorized", body("bad key sk-secret-value-123"), ctx);
+  const leaked = httpError({
+    status: 401,
+    statusText: "Unauthorized",
+    bodyText: body("bad key sk-secret-value-123"),
+  }, ctx);
   assert.equal(leaked.message, "p: HTTP 401 Unauthorized: bad key [redacted]");
-  const html = httpError(502, "Bad Gateway", "<html>\n  <body>upstream   down</body></html>", ctx);
+  const html = httpError({
+    status: 502,
+    statusText: "Bad Gateway",
+    bodyText: "<html>\n  <body>upstream   down</body></html>",
+  }, ctx);
   assert.equal(html.message, "p: HTTP 502 Bad Gateway: <html> <body>upstream down</body></html>");
   assert.equal(
-    httpError(503, "Service Unavailable", "", ctx).message,
+    httpError({ status: 503, statusText: "Service Unavailable", bodyText: "" }, ctx).message,
     "p: HTTP 503 Service Unavailable: Service Unavailable",
   );
   assert.equal(redactSecrets("short abc", ["abc"]), "short abc");

@@ -1,6 +1,7 @@
 /**
  * The provider layer: wire-neutral message types, the kind registry and the shared HTTP/SSE
- * machinery. Kinds live in subfolders and register themselves when imported.
+ * machinery. Kinds live in subfolders and register themselves from their `register.ts`;
+ * `builtin_kinds.ts` imports every built-in one.
  *
  * @module
  */

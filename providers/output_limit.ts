@@ -61,10 +61,14 @@ export class OutputLimitMemory {
  */
 export async function* streamWithOutputLimit(
   req: ProviderRequest,
-  memory: OutputLimitMemory,
-  run: (req: ProviderRequest) => AsyncIterable<Chunk>,
-  onLearn?: (limit: number) => void,
+  opts: {
+    memory: OutputLimitMemory;
+    /** Sends one request. */
+    run: (req: ProviderRequest) => AsyncIterable<Chunk>;
+    onLearn?: (limit: number) => void;
+  },
 ): AsyncGenerator<Chunk> {
+  const { memory, run, onLearn } = opts;
   let current = withCap(req, memory.clamp(req.maxOutputTokens));
   for (let attempt = 1;; attempt++) {
     let yielded = false;

@@ -49,18 +49,17 @@ Deno.test("streamWithOutputLimit resends once with the learned cap", async () =>
   const memory = new OutputLimitMemory();
   const chunks: Chunk[] = [];
   for await (
-    const chunk of streamWithOutputLimit(
-      { ...base, maxOutputTokens: 9000 },
-      memory,
-      async function* (req) {
+    const chunk of streamWithOutputLimit({ ...base, maxOutputTokens: 9000 }, {
+      memory: memory,
+      run: async function* (req) {
         sent.push(req.maxOutputTokens);
         if (sent.length === 1) {
           throw new ProviderError("provider_bad_request", "max_tokens: 9000 > 4096, too many");
         }
         yield { type: "done", finishReason: "stop" };
       },
-      (limit) => learned.push(limit),
-    )
+      onLearn: (limit) => learned.push(limit),
+    })
   ) chunks.push(chunk);
   assert.deepEqual(sent, [9000, 4096]);
   assert.deepEqual(learned, [4096]);
@@ -78,15 +77,14 @@ Deno.test("streamWithOutputLimit leaves other failures alone", async () => {
     await assert.rejects(
       (async () => {
         for await (
-          const _ of streamWithOutputLimit(
-            { ...base, maxOutputTokens: 9000 },
-            new OutputLimitMemory(),
-            // deno-lint-ignore require-yield
-            async function* () {
-              calls++;
-              throw failure;
-            },
-          )
+          const _ of streamWithOutputLimit({ ...base, maxOutputTokens: 9000 }, {
+            memory: new OutputLimitMemory(),
+            run: // deno-lint-ignore require-yield
+              async function* () {
+                calls++;
+                throw failure;
+              },
+          })
         ) { /* nothing */ }
       })(),
       (error: unknown) => error === failure,

@@ -132,7 +132,12 @@ function fragmentFinder(secret: string): FragmentFinder {
 /** A match: `[start, end)`. */
 type Span = [number, number];
 
-function splice(text: string, spans: Span[], replacement: string, end = text.length): string {
+/** `text` up to `end` (default: all of it) with every span replaced by `replacement`. */
+function splice(
+  text: string,
+  spans: Span[],
+  { replacement, end = text.length }: { replacement: string; end?: number },
+): string {
   let out = "";
   let at = 0;
   for (const [s, e] of spans) {
@@ -208,14 +213,14 @@ export function secretRedactor(
   };
   const redactor: Redactor = {
     span,
-    redact: (text) => splice(text, matches(text), replacement),
+    redact: (text) => splice(text, matches(text), { replacement }),
     redactPrefix(text) {
       let cut = Math.max(0, text.length - span);
       const spans = matches(text);
       // A match that reaches the held part may grow with the next piece: hold it whole.
       for (const [s, e] of spans) if (s < cut && e > cut) cut = s;
       const settled = spans.filter(([, e]) => e <= cut);
-      return { text: splice(text, settled, replacement, cut), rest: text.slice(cut) };
+      return { text: splice(text, settled, { replacement, end: cut }), rest: text.slice(cut) };
     },
   };
   if (cache.size > 64) cache.clear();

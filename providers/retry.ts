@@ -61,9 +61,9 @@ export function retryAfterFromHeaders(headers: Headers, now = Date.now()): numbe
 export function retryDelayMs(
   policy: RetryPolicy,
   failedAttempt: number,
-  retryAfterMs?: number,
-  random: () => number = Math.random,
+  opts: { retryAfterMs?: number; random?: () => number } = {},
 ): number {
+  const { retryAfterMs, random = Math.random } = opts;
   if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), MAX_RETRY_AFTER_MS);
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failedAttempt - 1));
   return Math.round(step / 2 + random() * (step / 2));
@@ -127,7 +127,10 @@ export async function* retryingStream<T>(
       if (opts.signal.aborted) throw opts.signal.reason;
       if (yielded || n >= maxAttempts) throw error;
       if (!(error instanceof ProviderError) || !error.retryable) throw error;
-      const delayMs = retryDelayMs(policy, n, error.retryAfterMs, opts.random);
+      const delayMs = retryDelayMs(policy, n, {
+        retryAfterMs: error.retryAfterMs,
+        random: opts.random,
+      });
       opts.onRetry?.({ attempt: n, delayMs, error });
       await sleep(delayMs, { signal: opts.signal });
     }

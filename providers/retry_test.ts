@@ -41,13 +41,13 @@ Deno.test("retry-after-ms wins over retry-after", () => {
 
 Deno.test("backoff doubles with equal jitter and stops at the cap", () => {
   const policy = DEFAULT_RETRY_POLICY;
-  assert.equal(retryDelayMs(policy, 1, undefined, () => 0), 250);
-  assert.equal(retryDelayMs(policy, 1, undefined, () => 1), 500);
-  assert.equal(retryDelayMs(policy, 3, undefined, () => 1), 2_000);
-  assert.equal(retryDelayMs(policy, 10, undefined, () => 1), 8_000);
-  assert.equal(retryDelayMs(policy, 10, undefined, () => 0), 4_000);
-  assert.equal(retryDelayMs(policy, 2, 1_234), 1_234);
-  assert.equal(retryDelayMs(policy, 2, 600_000), MAX_RETRY_AFTER_MS);
+  assert.equal(retryDelayMs(policy, 1, { random: () => 0 }), 250);
+  assert.equal(retryDelayMs(policy, 1, { random: () => 1 }), 500);
+  assert.equal(retryDelayMs(policy, 3, { random: () => 1 }), 2_000);
+  assert.equal(retryDelayMs(policy, 10, { random: () => 1 }), 8_000);
+  assert.equal(retryDelayMs(policy, 10, { random: () => 0 }), 4_000);
+  assert.equal(retryDelayMs(policy, 2, { retryAfterMs: 1_234 }), 1_234);
+  assert.equal(retryDelayMs(policy, 2, { retryAfterMs: 600_000 }), MAX_RETRY_AFTER_MS);
 });
 
 Deno.test("sleep rejects with the abort reason as soon as the signal fires", async () => {

@@ -54,18 +54,17 @@ export class SseProvider implements Provider {
 
   /** Streams one completion; see {@link Provider.stream}. */
   stream(req: ProviderRequest, opts: { signal: AbortSignal }): AsyncIterable<Chunk> {
-    const chunks = streamWithOutputLimit(
-      req,
-      this.limits,
-      (r) => {
+    const chunks = streamWithOutputLimit(req, {
+      memory: this.limits,
+      run: (r) => {
         const body = this.#wire.buildBody(r);
         return retryingStream(() => this.#attempt(body, opts.signal), {
           signal: opts.signal,
           policy: this.#retry,
         });
       },
-      this.#settings.onOutputLimit,
-    );
+      onLearn: this.#settings.onOutputLimit,
+    });
     return finishToolCalls(chunks, { toolNames: req.tools.map((t) => t.name) });
   }
 

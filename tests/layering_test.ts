@@ -17,7 +17,11 @@ const ALLOWED: Record<string, string[]> = {
   plugins: ["tools", "providers"],
   remote: ["tools", "providers"],
   cli: ["core", "plugins", "remote", "tools", "providers"],
-  "mod.ts": ["core", "plugins", "remote", "tools", "providers", "cli/version.ts"],
+  // The library surface: never the command line.
+  "mod.ts": ["core", "plugins", "remote", "tools", "providers"],
+  "builtins.ts": ["providers", "tools"],
+  // Published test helpers (`./testing`): the fake LLM server needs nothing of Reasonix.
+  testing: ["providers/types.ts"],
 };
 
 async function* sourceFiles(dir: string): AsyncGenerator<string> {
@@ -77,7 +81,7 @@ Deno.test("every source folder has a mod.ts", async () => {
       if (entry.isDirectory && !entry.name.startsWith(".")) await visit(join(dir, entry.name));
     }
   }
-  for (const top of ["cli", "core", "plugins", "providers", "remote", "tools"]) {
+  for (const top of ["cli", "core", "plugins", "providers", "remote", "testing", "tools"]) {
     await visit(join(ROOT, top));
   }
   assert.deepEqual(missing, [], `folders without a mod.ts:\n${missing.join("\n")}`);
@@ -121,4 +125,48 @@ function cycles(graph: Map<string, string[]>): string[][] {
 Deno.test("no source file imports itself through a cycle, type-only imports included", async () => {
   const found = cycles(await importGraph()).map((c) => c.join(" → "));
   assert.deepEqual(found, [], `import cycles:\n${found.join("\n")}`);
+});
+
+/** What is left of a module once comments, imports and re-exports are removed. */
+function nonReexports(text: string): string {
+  return text
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^\s*\/\/.*$/gm, "")
+    .replace(
+      /\b(?:import|export)\s+(?:type\s+)?(?:\*(?:\s+as\s+\w+)?|\{[^}]*\}|\w+(?:\s*,\s*\{[^}]*\})?)\s+from\s*["'][^"']+["']\s*;/g,
+      "",
+    )
+    .replace(/\bimport\s*["'][^"']+["']\s*;/g, "")
+    .replace(/\bexport\s+(?:type\s+)?\{[^}]*\}\s*;/g, "")
+    .trim();
+}
+
+Deno.test("every mod.ts holds only imports, re-exports and doc comments", async () => {
+  const offenders: string[] = [];
+  const check = async (file: string) => {
+    const rest = nonReexports(await Deno.readTextFile(file));
+    if (rest) offenders.push(`${relative(ROOT, file)}: ${rest.split("\n")[0]}`);
+  };
+  await check(join(ROOT, "mod.ts"));
+  for (const top of ["cli", "core", "plugins", "providers", "remote", "testing", "tools"]) {
+    for await (const file of sourceFiles(join(ROOT, top))) {
+      if (file.endsWith("/mod.ts")) await check(file);
+    }
+  }
+  assert.deepEqual(offenders, [], `mod.ts files with code of their own:\n${offenders.join("\n")}`);
+});
+
+Deno.test("the mod.ts check sees code and passes re-exports", () => {
+  assert.equal(
+    nonReexports(
+      '/** Doc. */\nimport "./a.ts";\nexport { a, type B } from "./a.ts";\n' +
+        'export type * from "./t.ts";\nimport { c } from "./c.ts";\nexport { c };\n',
+    ),
+    "",
+  );
+  assert.equal(nonReexports('export { a } from "./a.ts";\nregister(a);\n'), "register(a);");
+  assert.equal(
+    nonReexports("export function setup(): void {}\n"),
+    "export function setup(): void {}",
+  );
 });

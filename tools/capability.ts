@@ -114,6 +114,7 @@ export function useCapabilityTool(hub: CapabilityHub): Tool {
         return Promise.resolve({
           content: `Unknown capability "${args.capability}". Available:\n${listing(hub)}`,
           isError: true,
+          code: "unknown_tool",
         });
       }
       return capability.invoke(args.arguments ?? {}, ctx);

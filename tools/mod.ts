@@ -15,3 +15,13 @@ export {
   useCapabilityTool,
 } from "./capability.ts";
 export { directShell } from "./shell.ts";
+export type * from "./workspace/types.ts";
+export {
+  FsError,
+  type FsErrorCode,
+  fsErrorCode,
+  isNotFound,
+  isPermissionDenied,
+  LocalWorkspace,
+  localWorkspace,
+} from "./workspace/mod.ts";

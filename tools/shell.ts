@@ -11,13 +11,18 @@
  *
  * @module
  */
-import { delimiter, isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "node:path";
+import { pathListDelimiter } from "./fs/files.ts";
 import { isWithin } from "./paths.ts";
 import type { ShellLaunch, ShellLauncher, ShellSpawnOptions } from "./types.ts";
+import { localWorkspace } from "./workspace/local.ts";
+import type { Workspace } from "./workspace/types.ts";
 
 /** Options of {@linkcode findTrustedProgram}. */
 export interface ProgramLookupOptions {
-  /** The `PATH` to search; default the process's. */
+  /** Where to look; default this machine ({@linkcode localWorkspace}). */
+  workspace?: Workspace;
+  /** The `PATH` to search; default the workspace's. */
   path?: string;
   /**
    * Canonical directories whose programs are never used (the writable roots). An entry
@@ -35,22 +40,23 @@ export async function findTrustedProgram(
   name: string,
   opts: ProgramLookupOptions = {},
 ): Promise<string | undefined> {
-  const windows = Deno.build.os === "windows";
+  const ws = opts.workspace ?? localWorkspace();
+  const windows = ws.os === "windows";
   const suffixes = windows ? ["", ".exe", ".cmd", ".bat"] : [""];
   const untrusted = opts.untrusted ?? [];
   const inUntrusted = (path: string) => untrusted.some((dir) => isWithin(dir, path));
-  for (const dir of (opts.path ?? Deno.env.get("PATH") ?? "").split(delimiter)) {
+  for (const dir of (opts.path ?? ws.getEnv("PATH") ?? "").split(pathListDelimiter(ws))) {
     if (!dir || !isAbsolute(dir)) continue;
-    const real = await Deno.realPath(dir).catch(() => undefined);
+    const real = await ws.realPath(dir).catch(() => undefined);
     if (real === undefined || inUntrusted(dir) || inUntrusted(real)) continue;
     for (const suffix of suffixes) {
       const candidate = join(dir, name + suffix);
       try {
-        const info = await Deno.stat(candidate);
+        const info = await ws.stat(candidate);
         if (!info.isFile || (!windows && info.mode !== null && (info.mode & 0o111) === 0)) {
           continue;
         }
-        if (inUntrusted(await Deno.realPath(candidate))) continue;
+        if (inUntrusted(await ws.realPath(candidate))) continue;
         return candidate;
       } catch {
         // Not in this directory.

@@ -4,8 +4,43 @@
  * @module
  */
 import type { JsonSchema } from "../providers/types.ts";
+import type { Workspace } from "./workspace/types.ts";
 
 export type { JsonSchema };
+
+/**
+ * Why a tool call failed, for front ends and programs; the model reads `content` instead.
+ * One closed list, so a caller's `switch` is checked by the compiler.
+ */
+export type ToolErrorCode =
+  /** The model named a tool that is not registered. */
+  | "unknown_tool"
+  /** The arguments did not decode or validate, or ask for something meaningless. */
+  | "invalid_arguments"
+  /** The permission layer, a read rule or the file system refused. */
+  | "permission_denied"
+  /** A named file, directory or record does not exist. */
+  | "not_found"
+  /** The path exists but is the wrong kind: a directory, a binary or special file. */
+  | "wrong_type"
+  /** The input is larger than the tool handles. */
+  | "too_large"
+  /** The change does not apply: the text is not there, the target exists, nothing would change. */
+  | "conflict"
+  /** The call ran out of time. */
+  | "timeout"
+  /** The user or the turn cancelled the call. */
+  | "cancelled"
+  /** Something the call needs (an MCP server, the OS sandbox) is not available. */
+  | "unavailable"
+  /** Reading, writing or starting a process failed. */
+  | "io"
+  /** The tool ran and reported failure, e.g. a non-zero exit status or an MCP error result. */
+  | "failed"
+  /** The same call failed the same way too often and was not run again. */
+  | "repeated_failure"
+  /** The tool threw where it should have returned a result. */
+  | "internal";
 
 /** What a tool call returns. Failures are results written for the model, never exceptions. */
 export interface ToolResult {
@@ -13,6 +48,11 @@ export interface ToolResult {
   content: string;
   /** Whether the call failed. */
   isError?: boolean;
+  /**
+   * Why the call failed, when `isError`. Never sent to the model. The central pipeline sets
+   * `failed` on an error result a tool returned without one, so every failure carries a code.
+   */
+  code?: ToolErrorCode;
   /** Local full text when `content` had to be shortened; never sent to the model. */
   raw?: string;
   /** Structured extras for front ends (e.g. a diff of an edit). Never sent to the model. */
@@ -96,7 +136,20 @@ export interface ToolContext {
   progress(message: string): void;
   /** Read rules per file; absent where no permission layer runs (tests, library use). */
   readGuard?: ReadGuard;
+  /**
+   * Where the call's files and processes are: every file operation and every program a tool
+   * starts goes through it (the local machine, or a remote one).
+   */
+  workspace: Workspace;
 }
+
+/**
+ * What the calls of a turn share: a {@linkcode ToolContext} without the per-call `signal` and
+ * `progress`. Without `workspace` the pipeline uses the local one.
+ */
+export type SharedToolContext = Omit<ToolContext, "signal" | "progress" | "workspace"> & {
+  workspace?: Workspace;
+};
 
 /** Paths and commands a call touches, for the central permission and confinement layer. */
 export interface ToolAccess {

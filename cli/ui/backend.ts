@@ -1,15 +1,17 @@
 /**
  * The UI's view of the harness: run a turn, start over, switch model or effort, compact, resume.
- * `RuntimeBackend` implements it on `buildRuntime`, rebuilding the runtime when a setting
- * changes (a kept conversation is reopened from its transcript, so nothing is lost).
+ * `HostBackend` implements it on a `Host`: a new conversation, another model or a resumed
+ * session is a new agent on the same host, so MCP servers, learned limits and session grants
+ * stay. Approvals arrive in the event stream and are handed to the UI's broker.
  *
  * @module
  */
 import type { AgentEvent } from "../../core/agent/events.ts";
+import type { ApprovalBroker } from "../../core/agent/approval.ts";
 import type { CompactionReport } from "../../core/context/manager.ts";
-import { listSessions, sessionsDir, userText } from "../../core/store/sessions.ts";
+import type { AgentSpec, Host, HostedAgent } from "../../core/host/mod.ts";
+import { listSessions, userText } from "../../core/store/sessions.ts";
 import type { ImagePart, Message } from "../../providers/types.ts";
-import type { Runtime } from "../runtime.ts";
 import type { McpView } from "./hooks.ts";
 
 /** Facts the status line and banners show. */
@@ -61,118 +63,128 @@ export interface ChatBackend {
   dispose(): Promise<void>;
 }
 
-/** Settings a rebuild may change. */
-export interface RuntimeOverrides {
+/** Settings a new agent may change. */
+export interface AgentOverrides {
   model?: string;
   reasoningEffort?: string;
   /** Session id to reopen. */
   resume?: string;
 }
 
-/** How {@link RuntimeBackend} builds runtimes and finds MCP on them. */
-export interface RuntimeBackendOptions {
-  build(overrides: RuntimeOverrides): Promise<Runtime>;
-  /** The Reasonix home, where sessions are stored. */
-  home: string;
-  /** MCP of a runtime, when it has one. */
-  mcp?(runtime: Runtime): McpView | undefined;
+/** How {@link HostBackend} builds agents and shows approvals. */
+export interface HostBackendOptions {
+  host: Host;
+  /** Shows `approval_request` events and returns the user's answer. */
+  broker: ApprovalBroker;
+  /** MCP of the host, for the UI. */
+  mcp?: McpView;
+  /** The spec every agent starts from (the overrides go on top). */
+  spec?: AgentSpec;
 }
 
-/** A {@link ChatBackend} over `buildRuntime`. */
-export class RuntimeBackend implements ChatBackend {
-  #runtime: Runtime;
-  #overrides: RuntimeOverrides;
-  readonly #opts: RuntimeBackendOptions;
+/** A {@link ChatBackend} over a {@link Host}. */
+export class HostBackend implements ChatBackend {
+  #agent: HostedAgent;
+  #overrides: AgentOverrides;
+  readonly #opts: HostBackendOptions;
 
-  private constructor(runtime: Runtime, overrides: RuntimeOverrides, opts: RuntimeBackendOptions) {
-    this.#runtime = runtime;
+  private constructor(agent: HostedAgent, overrides: AgentOverrides, opts: HostBackendOptions) {
+    this.#agent = agent;
     this.#overrides = overrides;
     this.#opts = opts;
   }
 
-  /** Builds the first runtime. Throws what `buildRuntime` throws. */
+  /** Builds the first agent. Throws what `host.createAgent` throws. */
   static async create(
-    opts: RuntimeBackendOptions,
-    initial: RuntimeOverrides = {},
-  ): Promise<RuntimeBackend> {
-    return new RuntimeBackend(await opts.build(initial), { ...initial, resume: undefined }, opts);
+    opts: HostBackendOptions,
+    initial: AgentOverrides = {},
+  ): Promise<HostBackend> {
+    const backend = new HostBackend(undefined as unknown as HostedAgent, {}, opts);
+    backend.#agent = await backend.#build(initial);
+    backend.#overrides = { ...initial, resume: undefined };
+    return backend;
   }
 
-  /** The current runtime. */
-  get runtime(): Runtime {
-    return this.#runtime;
+  /** The current agent. */
+  get agent(): HostedAgent {
+    return this.#agent;
+  }
+
+  /** The host every agent of this UI is built on. */
+  get host(): Host {
+    return this.#opts.host;
   }
 
   info(): BackendInfo {
-    const rt = this.#runtime;
+    const resolved = this.#agent.model.resolved;
+    const config = this.#opts.host.config;
     return {
-      model: `${rt.resolved.provider.name}/${rt.resolved.model}`,
-      contextWindow: rt.resolved.contextWindow,
-      compactRatio: rt.config.agent.compact_ratio,
-      effort: this.#overrides.reasoningEffort ?? rt.config.agent.reasoning_effort,
-      mode: rt.config.permissions.mode,
-      workspaceRoot: rt.workspaceRoot,
-      sessionId: rt.session.id,
+      model: `${resolved.provider.name}/${resolved.model}`,
+      contextWindow: resolved.contextWindow,
+      compactRatio: config.agent.compact_ratio,
+      effort: this.#overrides.reasoningEffort ?? config.agent.reasoning_effort,
+      mode: config.permissions.mode,
+      workspaceRoot: this.#opts.host.workspaceRoot,
+      sessionId: this.#agent.session.id,
     };
   }
 
   warnings(): readonly string[] {
-    return this.#runtime.warnings;
+    return [...this.#opts.host.warnings, ...this.#agent.warnings];
   }
 
   history(): readonly Message[] {
-    return this.#runtime.session.messages;
+    return this.#agent.session.messages;
   }
 
   async *run(
     text: string,
     opts: { signal: AbortSignal; images?: ImagePart[] },
   ): AsyncIterable<AgentEvent> {
-    const notices: AgentEvent[] = [];
-    const off = this.#runtime.onNotice((notice) => notices.push(notice));
-    try {
-      const input = opts.images?.length ? { text, images: opts.images } : { text };
-      for await (const event of this.#runtime.agent.run(input, { signal: opts.signal })) {
-        yield* notices.splice(0);
-        yield event;
+    const input = opts.images?.length ? { text, images: opts.images } : { text };
+    for await (const event of this.#agent.run(input, { signal: opts.signal })) {
+      if (event.type === "approval_request" && event.respond) {
+        const respond = event.respond;
+        // The modal answers; a cancelled turn withdraws the request (the gate sees the abort).
+        this.#opts.broker.request(event.request, { signal: opts.signal }).then(
+          respond,
+          () => {},
+        );
       }
-      yield* notices.splice(0);
-    } finally {
-      off();
+      yield event;
     }
   }
 
   models(): string[] {
-    return this.#runtime.config.providers.flatMap((p) => p.models.map((m) => `${p.name}/${m}`));
+    return this.#opts.host.models();
   }
 
   async newConversation(): Promise<void> {
-    const next = await this.#opts.build({ ...this.#overrides, resume: undefined });
-    const old = this.#runtime;
-    this.#runtime = next;
-    await old.dispose();
+    const next = await this.#build({ ...this.#overrides, resume: undefined });
+    const old = this.#agent;
+    this.#agent = next;
+    await old.close();
   }
 
   switchModel(name: string): Promise<void> {
-    return this.#reopen({ ...this.#overrides, model: name }, this.#runtime.session.id);
+    return this.#reopen({ ...this.#overrides, model: name }, this.#agent.session.id);
   }
 
   setEffort(effort: string | undefined): Promise<void> {
-    // A request field, not part of the prefix: no rebuild, no MCP restart.
-    this.#runtime.agent.configure({
-      reasoningEffort: effort ?? this.#runtime.config.agent.reasoning_effort ?? null,
+    // A request field, not part of the prefix: no new agent.
+    this.#agent.configure({
+      reasoningEffort: effort ?? this.#opts.host.config.agent.reasoning_effort ?? null,
     });
     this.#overrides = { ...this.#overrides, reasoningEffort: effort };
     return Promise.resolve();
   }
 
   compact(opts: { signal: AbortSignal; instructions?: string }): Promise<CompactionReport[]> {
-    return this.#runtime.compact(opts);
+    return this.#agent.compact(opts);
   }
 
   async sessions(): Promise<SessionChoice[]> {
-    const dir = await sessionsDir(this.#opts.home, this.#runtime.workspaceRoot);
-    return (await listSessions(dir)).map((s) => ({
+    return (await listSessions(this.#opts.host.sessionDir)).map((s) => ({
       id: s.meta.id,
       title: s.title,
       updated: s.updated,
@@ -185,26 +197,41 @@ export class RuntimeBackend implements ChatBackend {
   }
 
   mcp(): McpView | undefined {
-    return this.#opts.mcp?.(this.#runtime);
+    return this.#opts.mcp;
   }
 
+  /** Closes the current agent; the host belongs to whoever opened it. */
   dispose(): Promise<void> {
-    return this.#runtime.dispose();
+    return this.#agent.close();
+  }
+
+  #build(o: AgentOverrides): Promise<HostedAgent> {
+    const base = this.#opts.spec ?? {};
+    return this.#opts.host.createAgent({
+      ...base,
+      approvals: "stream",
+      ...(o.model !== undefined ? { model: o.model } : {}),
+      context: {
+        ...base.context,
+        ...(o.reasoningEffort !== undefined ? { reasoningEffort: o.reasoningEffort } : {}),
+      },
+      transcript: { resume: o.resume },
+    });
   }
 
   /**
-   * Rebuilds on session `resume`. A transcript is locked while open, so the current runtime is
-   * closed first; when the new one cannot be built, the previous settings and session come
+   * A new agent on session `resume`. A transcript is locked while open, so the current agent
+   * is closed first; when the new one cannot be built, the previous settings and session come
    * back and the error is rethrown.
    */
-  async #reopen(next: RuntimeOverrides, resume: string): Promise<void> {
-    const previous = { overrides: this.#overrides, session: this.#runtime.session.id };
-    await this.#runtime.dispose();
+  async #reopen(next: AgentOverrides, resume: string): Promise<void> {
+    const previous = { overrides: this.#overrides, session: this.#agent.session.id };
+    await this.#agent.close();
     try {
-      this.#runtime = await this.#opts.build({ ...next, resume });
+      this.#agent = await this.#build({ ...next, resume });
       this.#overrides = { ...next, resume: undefined };
     } catch (error) {
-      this.#runtime = await this.#opts.build({ ...previous.overrides, resume: previous.session });
+      this.#agent = await this.#build({ ...previous.overrides, resume: previous.session });
       throw error;
     }
   }

@@ -7,16 +7,8 @@
  */
 import type { ApprovalChoice } from "../../core/agent/approval.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
-import type { ImagePart } from "../../providers/types.ts";
 import { type CustomCommand, expandTemplate, splitArguments } from "../../core/commands/mod.ts";
-import {
-  attachedImages,
-  attachmentLabel,
-  completeReferencePath,
-  type McpResourceReader,
-  resolveReferences,
-  withAttachments,
-} from "../../core/references/mod.ts";
+import { completeReferencePath } from "../../core/references/mod.ts";
 import type { ChatBackend } from "./backend.ts";
 import type { UiApprovalBroker } from "./broker.ts";
 import * as ed from "./composer_model.ts";
@@ -27,13 +19,12 @@ import {
   type MentionItem,
   type Overlay,
   OVERLAY_OWNERS,
-  type PickerItem,
   type PickerPurpose,
   type SlashItem,
 } from "./overlays.ts";
-import { compactionText } from "./compaction_text.ts";
-import { costLines, helpLines, mcpLines, replayItems } from "./panels.ts";
-import { completeSlash, EFFORTS, findBuiltin, parseSlash, slashCatalog } from "./slash.ts";
+import { replayItems } from "./panels.ts";
+import { completeSlash, findBuiltin, parseSlash, slashCatalog } from "./slash.ts";
+import type { SlashContext } from "./slash_commands.ts";
 import type { StatusInfo } from "./status.ts";
 import { type Item, type LiveState, type NewItem, Transcript } from "./transcript.ts";
 import { UsageMeter } from "./usage.ts";
@@ -662,38 +653,14 @@ export class ChatController {
     this.#changed();
   }
 
-  #resourceReader(): McpResourceReader | undefined {
-    const mcp = this.#mcp();
-    if (!mcp) return undefined;
-    return {
-      hasServer: (name) => mcp.servers().some((s) => s.name === name),
-      readResource: (server, uri, opts) => mcp.readResource(server, uri, opts),
-    };
-  }
-
-  /** One user turn: resolve `@` references, then stream the agent's events. */
+  /**
+   * One user turn. The agent's turn builder resolves `@` references (as for `reasonix run`);
+   * what it attached arrives as an `attachments` event before the first request.
+   */
   #runTurn(display: string, text: string): Promise<void> {
     this.#add({ kind: "user", text: display });
     return this.#work("thinking", async (signal) => {
-      let prompt = text;
-      let images: ImagePart[] = [];
-      if (text.includes("@")) {
-        this.#setBusyLabel("reading references");
-        const resolved = await resolveReferences(text, {
-          root: this.#backend.info().workspaceRoot,
-          signal,
-          mcp: this.#resourceReader(),
-        });
-        for (const notice of resolved.notices) this.#notice("warning", notice);
-        if (resolved.attachments.length) {
-          this.#add({ kind: "attachments", labels: resolved.attachments.map(attachmentLabel) });
-          prompt = withAttachments(text, resolved.attachments);
-          images = attachedImages(resolved.attachments);
-        }
-        this.#setBusyLabel("thinking");
-      }
-      const input = images.length ? { signal, images } : { signal };
-      for await (const event of this.#backend.run(prompt, input)) this.#onEvent(event);
+      for await (const event of this.#backend.run(text, { signal })) this.#onEvent(event);
     });
   }
 
@@ -707,7 +674,7 @@ export class ChatController {
 
   async #runSlash(name: string, args: string, raw: string): Promise<void> {
     const builtin = findBuiltin(name);
-    if (builtin) return await this.#runBuiltin(builtin.name, args);
+    if (builtin) return await builtin.run(this.#slashContext(), args);
     const custom = this.#o.commands?.find((c) => c.name === name);
     if (custom) return await this.#runTurn(raw, expandTemplate(custom.template, args));
     const prompt = this.#mcp()?.prompts().find((p) => p.command === name);
@@ -741,15 +708,14 @@ export class ChatController {
     }
     let text = "";
     await this.#work("loading prompt", async (signal) => {
-      text = await this.#mcp()!.getPrompt(prompt.server, prompt.prompt, named, { signal });
+      text = await this.#mcp()!.getPrompt({
+        server: prompt.server,
+        prompt: prompt.prompt,
+        args: named,
+        signal,
+      });
     });
     if (text.trim()) await this.#runTurn(raw, text);
-  }
-
-  #openPicker(purpose: PickerPurpose, title: string, items: PickerItem[]): void {
-    const current = items.findIndex((i) => i.current);
-    this.#modal = { kind: "picker", purpose, title, items, selected: Math.max(0, current) };
-    this.#changed(true);
   }
 
   #pick(purpose: PickerPurpose, value: string): void {
@@ -757,134 +723,26 @@ export class ChatController {
     void this.submit(`/${command} ${value}`);
   }
 
-  async #runBuiltin(name: string, args: string): Promise<void> {
-    switch (name) {
-      case "help":
-        this.#modal = { kind: "help", lines: helpLines(this.#catalog()), offset: 0 };
-        return this.#changed(true);
-      case "cost":
-        this.#add({
-          kind: "panel",
-          title: "Usage",
-          lines: costLines(this.#meter, this.#backend.info()),
-        });
-        return this.#changed(true);
-      case "exit":
-        return this.exit();
-      case "mcp": {
-        const mcp = this.#mcp();
-        if (!mcp) {
-          this.#notice("info", "MCP is not connected in this session.");
-          return this.#changed(true);
-        }
-        this.#modal = {
-          kind: "mcp",
-          lines: mcpLines(mcp.servers(), mcp.prompts(), mcp.resources()),
-          offset: 0,
-        };
-        return this.#changed(true);
-      }
-      case "new":
-      case "clear":
-        return await this.#work("starting a new conversation", async () => {
-          await this.#backend.newConversation();
-          this.#meter.reset();
-          if (name === "clear") {
-            this.#transcript.clear();
-            this.#epoch++;
-            this.#o.clearScreen?.();
-          }
-          this.#notice("info", `New conversation (${this.#backend.info().model}).`);
-        });
-      case "compact":
-        return await this.#work("compacting", async (signal) => {
-          const instructions = args.trim() || undefined;
-          const reports = await this.#backend.compact({ signal, instructions });
-          if (!reports.length) this.#notice("info", "Nothing to compact yet.");
-          for (const r of reports) {
-            this.#notice(r.phase === "failed" ? "warning" : "info", compactionText(r));
-          }
-        });
-      case "effort":
-        return await this.#effort(args);
-      case "model":
-        return await this.#model(args);
-      case "resume":
-        return await this.#resume(args);
-    }
-  }
-
-  async #effort(args: string): Promise<void> {
-    const current = this.#backend.info().effort;
-    if (!args) {
-      return this.#openPicker(
-        "effort",
-        `Reasoning effort (now: ${current ?? "provider default"})`,
-        [
-          ...EFFORTS.map((e) => ({ value: e, label: e, current: e === current })),
-          { value: "default", label: "default", detail: "the configured value" },
-        ],
-      );
-    }
-    const wanted = args.toLowerCase();
-    if (wanted !== "default" && !(EFFORTS as readonly string[]).includes(wanted)) {
-      this.#notice(
-        "error",
-        `Unknown effort "${args}". Use one of: ${EFFORTS.join(", ")}, default.`,
-      );
-      return this.#changed(true);
-    }
-    await this.#work("changing effort", async () => {
-      await this.#backend.setEffort(wanted === "default" ? undefined : wanted);
-      this.#notice(
-        "info",
-        `Reasoning effort: ${this.#backend.info().effort ?? "provider default"}.`,
-      );
-    });
-  }
-
-  async #model(args: string): Promise<void> {
-    const current = this.#backend.info().model;
-    if (!args) {
-      return this.#openPicker(
-        "model",
-        `Model (now: ${current})`,
-        this.#backend.models().map((m) => ({ value: m, label: m, current: m === current })),
-      );
-    }
-    await this.#work("switching model", async () => {
-      await this.#backend.switchModel(args);
-      this.#notice("info", `Model: ${this.#backend.info().model}.`);
-    });
-  }
-
-  async #resume(args: string): Promise<void> {
-    if (!args) {
-      let sessions: Awaited<ReturnType<ChatBackend["sessions"]>> = [];
-      await this.#work("listing sessions", async () => {
-        const here = this.#backend.info().sessionId;
-        sessions = (await this.#backend.sessions()).filter((s) => s.id !== here && s.messages > 0);
-      });
-      if (!sessions.length) {
-        this.#notice("info", "No other saved sessions in this workspace.");
-        return this.#changed(true);
-      }
-      return this.#openPicker(
-        "resume",
-        "Resume a session",
-        sessions.slice(0, 30).map((s) => ({
-          value: s.id,
-          label: s.title || "(no request)",
-          detail: `${s.id.slice(0, 8)} · ${s.messages} messages · ${s.updated.toLocaleString()}`,
-        })),
-      );
-    }
-    await this.#work("opening session", async () => {
-      await this.#backend.resume(args);
-      this.#meter.reset();
-      const info = this.#backend.info();
-      this.#notice("info", `Resumed session ${info.sessionId.slice(0, 8)}.`);
-      for (const item of replayItems(this.#backend.history())) this.#add(item);
-    });
+  /** What the built-in commands of `slash_commands.ts` may do to this session. */
+  #slashContext(): SlashContext {
+    return {
+      backend: this.#backend,
+      meter: this.#meter,
+      catalog: () => this.#catalog(),
+      open: (modal) => {
+        this.#modal = modal;
+        this.#changed(true);
+      },
+      add: (item) => this.#add(item),
+      notice: (level, text) => this.#notice(level, text),
+      changed: () => this.#changed(true),
+      work: (label, work) => this.#work(label, work),
+      clearScreen: () => {
+        this.#transcript.clear();
+        this.#epoch++;
+        this.#o.clearScreen?.();
+      },
+      exit: () => this.exit(),
+    };
   }
 }

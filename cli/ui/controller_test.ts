@@ -336,17 +336,14 @@ Deno.test("@file references are attached; mentions and e-mails stay text", async
 });
 
 Deno.test("/model switches the model and keeps the conversation", async () => {
-  const s = await startUiSession({ script: (req) => ({ text: `from ${wire(req).model}` }) });
-  try {
-    // A second provider on the same fake server.
-    const config = join(s.home, "config.toml");
-    const base = /base_url = "([^"]+)"/.exec(await Deno.readTextFile(config))![1];
-    await Deno.writeTextFile(
-      config,
+  const s = await startUiSession({
+    script: (req) => ({ text: `from ${wire(req).model}` }),
+    // A second provider on the same fake server. The host reads configuration once.
+    toml: (base) =>
       `\n[[providers]]\nname = "fake2"\nkind = "openai"\nbase_url = "${base}"\n` +
-        `models = ["other-model"]\napi_key_env = "REASONIX_E2E_KEY"\ncontext_window = 64000\n`,
-      { append: true },
-    );
+      `models = ["other-model"]\napi_key_env = "REASONIX_E2E_KEY"\ncontext_window = 64000\n`,
+  });
+  try {
     s.type("first question");
     s.press(ENTER);
     await s.controller.idle();
@@ -587,7 +584,7 @@ function fakeMcp(calls: string[]): McpView {
       arguments: [{ name: "topic", required: true }, { name: "tone", required: false }],
     }],
     resources: () => [{ server: "docs", uri: "mem://guide", name: "Guide" }],
-    getPrompt: (server, prompt, args) => {
+    getPrompt: ({ server, prompt, args }) => {
       calls.push(`prompt ${server} ${prompt} ${JSON.stringify(args)}`);
       return Promise.resolve(`Review ${args.topic} in a ${args.tone ?? "neutral"} tone.`);
     },

@@ -15,7 +15,7 @@ Deno.test("the headless path never loads the interactive UI", async () => {
     modules: { specifier: string }[];
   };
   const specifiers = graph.modules.map((m) => m.specifier);
-  assert.ok(specifiers.some((s) => s.endsWith("/cli/runtime.ts")), "graph looks incomplete");
+  assert.ok(specifiers.some((s) => s.endsWith("/cli/host.ts")), "graph looks incomplete");
   const ui = specifiers.filter((s) =>
     s.includes("/cli/ui/") || /npm:\/?(ink|react)@|registry\.npmjs\.org\/(ink|react)\//.test(s)
   );

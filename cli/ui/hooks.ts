@@ -47,12 +47,12 @@ export interface McpView {
   prompts(): McpPromptView[];
   resources(): McpResourceView[];
   /** Renders a prompt with named arguments into the text of one user turn. */
-  getPrompt(
-    server: string,
-    prompt: string,
-    args: Record<string, string>,
-    opts: { signal: AbortSignal },
-  ): Promise<string>;
+  getPrompt(request: {
+    server: string;
+    prompt: string;
+    args: Record<string, string>;
+    signal: AbortSignal;
+  }): Promise<string>;
   /** A resource's text, for `@<server>:<uri>`. */
   readResource(server: string, uri: string, opts: { signal: AbortSignal }): Promise<string>;
 }

@@ -156,7 +156,7 @@ function list(t: Tokens.List, width: number, s: Styles): string[] {
   const markers = t.items.map((_, i) => t.ordered ? `${start + i}.` : "•");
   const markerWidth = Math.max(...markers.map((m) => m.length)) + 1;
   t.items.forEach((item, i) => {
-    const body = blocks(item.tokens, width - markerWidth, s, !t.loose);
+    const body = blocks(item.tokens, s, { width: width - markerWidth, tight: !t.loose });
     if (t.loose && i > 0) out.push("");
     body.forEach((line, j) => {
       const lead = j === 0 ? s.dim(markers[i].padEnd(markerWidth)) : " ".repeat(markerWidth);
@@ -188,9 +188,9 @@ function block(t: Token, width: number, s: Styles): string[] {
     case "code":
       return codeBlock(t as Tokens.Code, width, s);
     case "blockquote":
-      return blocks((t as Tokens.Blockquote).tokens, width - 2, s, false).map((line) =>
-        `${s.dim("│")} ${line}`
-      );
+      return blocks((t as Tokens.Blockquote).tokens, s, { width: width - 2, tight: false }).map((
+        line,
+      ) => `${s.dim("│")} ${line}`);
     case "list":
       return list(t as Tokens.List, width, s);
     case "table":
@@ -209,7 +209,12 @@ function block(t: Token, width: number, s: Styles): string[] {
   }
 }
 
-function blocks(tokens: readonly Token[], width: number, s: Styles, tight: boolean): string[] {
+/** Renders block tokens to lines of `width`; `tight` lists keep no blank line between items. */
+function blocks(
+  tokens: readonly Token[],
+  s: Styles,
+  { width, tight }: { width: number; tight: boolean },
+): string[] {
   const out: string[] = [];
   let previous: Token | undefined;
   for (const t of tokens) {
@@ -234,7 +239,7 @@ function blocks(tokens: readonly Token[], width: number, s: Styles, tight: boole
 /** Renders Markdown as styled terminal lines joined by `\n`, each at most `width` wide. */
 export function renderMarkdown(source: string, opts: MarkdownOptions): string {
   const tokens = new Lexer({ gfm: true }).lex(source);
-  return blocks(tokens, Math.max(8, opts.width), opts.styles, false).join("\n");
+  return blocks(tokens, opts.styles, { width: Math.max(8, opts.width), tight: false }).join("\n");
 }
 
 /**

@@ -35,8 +35,8 @@ export function mcpView(host: McpAccess): McpView {
         name: r.title ?? r.name,
         ...(r.description ? { description: r.description } : {}),
       })),
-    getPrompt: async (server, prompt, args, opts) => {
-      const result = await host.getPrompt(server, prompt, args, opts);
+    getPrompt: async (request) => {
+      const result = await host.getPrompt(request);
       return result.messages.map((m) => m.text).filter((t) => t.trim()).join("\n\n");
     },
     readResource: async (server, uri, opts) => (await host.readResource(server, uri, opts)).text,

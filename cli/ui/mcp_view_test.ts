@@ -30,7 +30,10 @@ Deno.test("the UI's MCP view reads status, prompts and resources from a real ser
       arguments: [{ name: "who", required: true }],
     });
     const signal = new AbortController().signal;
-    assert.equal(await view.getPrompt("fix", "greet", { who: "Ada" }, { signal }), "Hello, Ada!");
+    assert.equal(
+      await view.getPrompt({ server: "fix", prompt: "greet", args: { who: "Ada" }, signal }),
+      "Hello, Ada!",
+    );
     assert.deepEqual(view.resources().map((r) => r.uri), [
       "fixture://a",
       "fixture://b",

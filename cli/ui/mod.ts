@@ -4,7 +4,7 @@
  *
  * @module
  */
-export { RuntimeBackend } from "./backend.ts";
+export { HostBackend } from "./backend.ts";
 export { UiApprovalBroker } from "./broker.ts";
 export { InputHistory } from "./history.ts";
 export { mcpView } from "./mcp_view.ts";

@@ -1,64 +1,22 @@
 /**
- * Slash commands: the built-in table, parsing of `/name args`, and the completion list that
- * merges built-ins, custom commands and MCP prompts.
+ * Slash commands: parsing of `/name args`, lookup in the built-in table (`slash_commands.ts`),
+ * and the completion list that merges built-ins, custom commands and MCP prompts.
  *
  * @module
  */
 import type { CustomCommand } from "../../core/commands/mod.ts";
 import type { McpPromptView } from "./hooks.ts";
 import type { SlashItem } from "./overlays.ts";
-
-/** A built-in command. */
-export interface BuiltinCommand {
-  name: string;
-  description: string;
-  argumentHint?: string;
-  /** Runs at once even while a turn is running (it does not touch the conversation). */
-  immediate?: boolean;
-  aliases?: string[];
-}
-
-/** Reasoning efforts `/effort` accepts, besides `default`. */
-export const EFFORTS = ["low", "medium", "high", "max"] as const;
-
-/** The built-in commands, in `/help` order. */
-export const BUILTIN_COMMANDS: readonly BuiltinCommand[] = [
-  { name: "help", description: "Show commands and keys", immediate: true },
-  { name: "new", description: "Start a new conversation" },
-  { name: "clear", description: "Start a new conversation and clear the screen" },
-  {
-    name: "compact",
-    description: "Summarize the conversation now to free context",
-    argumentHint: "[what the summary must keep]",
-  },
-  {
-    name: "effort",
-    description: "Show or set the reasoning effort",
-    argumentHint: `[${EFFORTS.join("|")}|default]`,
-  },
-  {
-    name: "model",
-    description: "Switch the model, keeping the conversation",
-    argumentHint: "[provider/model]",
-  },
-  {
-    name: "resume",
-    description: "Continue a saved session of this workspace",
-    argumentHint: "[session id]",
-  },
-  { name: "mcp", description: "Show MCP servers, prompts and resources", immediate: true },
-  { name: "cost", description: "Show token usage, cache hits and cost", immediate: true },
-  { name: "exit", description: "Quit Reasonix", immediate: true, aliases: ["quit"] },
-];
+import { SLASH_COMMANDS, type SlashCommand } from "./slash_commands.ts";
 
 /** Every name a built-in answers to (custom commands may not take them). */
 export const BUILTIN_NAMES: ReadonlySet<string> = new Set(
-  BUILTIN_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]),
+  SLASH_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]),
 );
 
 /** Finds a built-in by name or alias. */
-export function findBuiltin(name: string): BuiltinCommand | undefined {
-  return BUILTIN_COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
+export function findBuiltin(name: string): SlashCommand | undefined {
+  return SLASH_COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
 }
 
 /** A typed slash command. */
@@ -86,7 +44,7 @@ export function slashCatalog(
   prompts: readonly McpPromptView[],
 ): SlashItem[] {
   return [
-    ...BUILTIN_COMMANDS.map((c): SlashItem => ({
+    ...SLASH_COMMANDS.map((c): SlashItem => ({
       name: c.name,
       description: c.description,
       ...(c.argumentHint ? { argumentHint: c.argumentHint } : {}),

@@ -206,6 +206,9 @@ export class Transcript {
         this.#flushText();
         this.add({ kind: "notice", level: event.level, text: event.message });
         break;
+      case "attachments":
+        this.add({ kind: "attachments", labels: event.labels });
+        break;
       case "done":
         this.flush(now);
         if (event.status !== "completed") {

@@ -16,7 +16,7 @@ import { ContextOverflowError } from "../../providers/errors.ts";
 import type { ContextManager, Prepared } from "../context/manager.ts";
 import { statedTokens } from "../context/summary.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
-import type { ToolContext, ToolResult } from "../../tools/types.ts";
+import type { SharedToolContext, ToolResult } from "../../tools/types.ts";
 import { ReasonixError } from "../../errors.ts";
 import type { Price } from "../config/types.ts";
 import { countRequest, emptyTotals } from "./cost.ts";
@@ -37,7 +37,7 @@ export interface AgentOptions {
   /** Stable system prompt: no timestamps, no per-project text. */
   systemPrompt: string;
   /** Shared tool context; the loop adds the per-call signal and progress callback. */
-  toolContext: Omit<ToolContext, "signal" | "progress">;
+  toolContext: SharedToolContext;
   /** Upper bound on model requests per run. */
   maxTurns: number;
   temperature?: number;
@@ -61,25 +61,29 @@ export interface AgentOptions {
   /** Upper bound for one tool call. Default 10 minutes. */
   toolTimeoutMs?: number;
   /**
-   * Returns the text of the user message actually appended: volatile facts (date,
-   * environment) ride the current user turn, never the system prompt. Images reach the
-   * message only when returned here (the runtime decides whether the model can see them).
+   * Builds the user message of each run (instructions, environment facts, recalled memory,
+   * `@` references, images): volatile facts ride the current user turn, never the system
+   * prompt. Without it the input text is appended as it is.
    */
-  decorateUserTurn?(
-    text: string,
-    session: Session,
-    input: UserInput,
-    opts: { signal: AbortSignal },
-  ): DecoratedTurn | Promise<DecoratedTurn>;
+  turns?: TurnSource;
 }
 
-/** The user message text, or its text and the images the model is shown. */
-export type DecoratedTurn = string | {
+/** Turns user input into the user message to append, and the events that caused. */
+export interface TurnSource {
+  build(input: UserInput, session: Session, opts: { signal: AbortSignal }): Promise<BuiltTurn>;
+}
+
+/** A prepared user turn. */
+export interface BuiltTurn {
+  /** The user message text the model sees. */
   content: string;
+  /** Images the model is shown (only when it can see them). */
   images?: ImagePart[];
   /** Requests made to prepare the turn (image descriptions); they count toward the budgets. */
   sideRequests?: SideRequest[];
-};
+  /** What preparing the turn reported (notices about references and images), in order. */
+  events?: AgentEvent[];
+}
 
 /** A model request made while preparing a user turn, for usage and cost accounting. */
 export interface SideRequest {
@@ -184,26 +188,21 @@ export class Agent implements Runner {
     let detail: string | undefined;
     const storms = new StormBreaker();
 
-    const turn = o.decorateUserTurn
-      ? await o.decorateUserTurn(input.text, session, input, { signal })
-      : input.text;
+    const turn: BuiltTurn = o.turns
+      ? await o.turns.build(input, session, { signal })
+      : { content: input.text, ...(input.images?.length ? { images: input.images } : {}) };
+    yield* turn.events ?? [];
     try {
-      session.append(
-        typeof turn === "string" ? { role: "user", content: turn } : {
-          role: "user",
-          content: turn.content,
-          ...(turn.images?.length ? { images: turn.images } : {}),
-        },
-      );
+      session.append({
+        role: "user",
+        content: turn.content,
+        ...(turn.images?.length ? { images: turn.images } : {}),
+      });
       const turnStart = session.messages.length - 1;
-      if (typeof turn !== "string") {
-        for (const side of turn.sideRequests ?? []) {
-          // Money in another currency than the run's cannot join its total.
-          const price = o.price && side.price?.currency === o.price.currency
-            ? side.price
-            : undefined;
-          yield countRequest(totals, side.usage, { turn: 0, price, purpose: side.purpose });
-        }
+      for (const side of turn.sideRequests ?? []) {
+        // Money in another currency than the run's cannot join its total.
+        const price = o.price && side.price?.currency === o.price.currency ? side.price : undefined;
+        yield countRequest(totals, side.usage, { turn: 0, price, purpose: side.purpose });
       }
 
       while (true) {
@@ -481,11 +480,13 @@ export class Agent implements Runner {
           events.push({ type: "tool_end", call, result, durationMs: performance.now() - started });
         } catch (error) {
           // Only an abort of the turn escapes the pipeline.
+          const aborted = isAbort(error, signal);
           const result: ToolResult = {
-            content: isAbort(error, signal)
+            content: aborted
               ? "Cancelled by the user while running."
               : `Tool failed: ${(error as Error)?.message ?? error}`,
             isError: true,
+            code: aborted ? "cancelled" : "internal",
           };
           results[i] = result;
           events.push({ type: "tool_end", call, result, durationMs: performance.now() - started });

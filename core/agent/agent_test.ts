@@ -58,7 +58,7 @@ function agentWith(script: ScriptedReply[], extra: Partial<AgentOptions> = {}) {
   const provider = new ScriptedProvider(script);
   const session = new Session("test");
   const tools: Tool[] = [lookup as Tool, store as Tool];
-  const context: Omit<ToolContext, "signal" | "progress"> = {
+  const context: Omit<ToolContext, "signal" | "progress" | "workspace"> = {
     root: "/nonexistent",
     tempDir: "/nonexistent",
     shell: { launch: () => Promise.reject(new Error("no shell in this test")) },
@@ -341,12 +341,12 @@ Deno.test("requests made to prepare the turn count toward the totals and the bud
     price: { cache_hit: 0, input: 1, output: 1, currency },
   });
   const price = { cache_hit: 0, input: 1, output: 1, currency: "USD" };
-  const decorateUserTurn = (text: string) => ({
-    content: text,
-    sideRequests: [side("USD"), side("CNY")],
-  });
+  const turns = {
+    build: (input: { text: string }) =>
+      Promise.resolve({ content: input.text, sideRequests: [side("USD"), side("CNY")] }),
+  };
 
-  const priced = agentWith([textReply("seen")], { price, decorateUserTurn });
+  const priced = agentWith([textReply("seen")], { price, turns });
   const events = await collect(priced.agent, "look");
   const sides = events.filter((e) => e.type === "usage" && e.purpose === "vision");
   assert.equal(sides.length, 2);
@@ -360,7 +360,7 @@ Deno.test("requests made to prepare the turn count toward the totals and the bud
   assert.equal(end.usage.cost, 0.001 + costOfRequest(events));
 
   const capped = agentWith([textReply("never sent")], {
-    decorateUserTurn,
+    turns,
     budget: { maxTokens: 1500 },
   });
   const stopped = done(await collect(capped.agent, "look"));

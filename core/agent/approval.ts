@@ -29,5 +29,48 @@ export interface ApprovalRequest {
 
 /** Answers approval requests; the interactive UI shows them as a modal overlay. */
 export interface ApprovalBroker {
+  /** Asks about `req`; resolves with the answer, rejects when `signal` aborts. */
   request(req: ApprovalRequest, opts: { signal: AbortSignal }): Promise<ApprovalChoice>;
+  /**
+   * Answers a pending request by id. A broker that has it is answerable from the event stream:
+   * each `approval_request` event then carries a `respond` function bound to its id.
+   */
+  answer?(id: string, choice: ApprovalChoice): void;
+}
+
+/**
+ * A broker answered only from the event stream: `agent.run` yields an `approval_request`
+ * event whose `respond` (or {@linkcode StreamApprovals.answer} with its id, for front ends
+ * across a wire such as ACP or `serve`) settles it. A request whose run is cancelled is
+ * withdrawn with the signal's reason.
+ */
+export class StreamApprovals implements ApprovalBroker {
+  readonly #pending = new Map<string, (choice: ApprovalChoice) => void>();
+
+  /** Waits for {@linkcode answer} with the request's id. */
+  request(req: ApprovalRequest, opts: { signal: AbortSignal }): Promise<ApprovalChoice> {
+    if (opts.signal.aborted) return Promise.reject(opts.signal.reason);
+    return new Promise<ApprovalChoice>((resolve, reject) => {
+      const onAbort = () => {
+        this.#pending.delete(req.id);
+        reject(opts.signal.reason);
+      };
+      opts.signal.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(req.id, (choice) => {
+        opts.signal.removeEventListener("abort", onAbort);
+        this.#pending.delete(req.id);
+        resolve(choice);
+      });
+    });
+  }
+
+  /** Settles the pending request `id`; unknown or settled ids are ignored. */
+  answer(id: string, choice: ApprovalChoice): void {
+    this.#pending.get(id)?.(choice);
+  }
+
+  /** Ids of the requests waiting for an answer. */
+  pending(): string[] {
+    return [...this.#pending.keys()];
+  }
 }

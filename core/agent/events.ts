@@ -23,12 +23,17 @@ export type RunStatus =
 
 /** Token and cost totals of a run or a session. */
 export interface UsageTotals {
+  /** Prompt tokens of every request. */
   promptTokens: number;
+  /** Completion tokens of every request. */
   completionTokens: number;
+  /** Prompt tokens served from the provider's cache. */
   cacheHitTokens: number;
+  /** Prompt tokens the provider had to process anew. */
   cacheMissTokens: number;
   /** Cost in `currency`, when a price is known. */
   cost?: number;
+  /** The currency of `cost`, e.g. `USD`. */
   currency?: string;
 }
 
@@ -75,7 +80,15 @@ export type AgentEvent =
     /** Why it was denied, or what would allow it. */
     reason?: string;
   }
-  | { type: "approval_request"; request: ApprovalRequest }
+  | {
+    type: "approval_request";
+    request: ApprovalRequest;
+    /**
+     * Answers this request, when the agent's approvals are answered from the stream (see
+     * `StreamApprovals`). Absent when some other broker shows it. Not serialized.
+     */
+    respond?: (choice: ApprovalChoice) => void;
+  }
   | { type: "approval_answer"; id: string; choice: ApprovalChoice }
   | {
     /** Context maintenance ran: pruning, a summary checkpoint, truncation, or a failure. */
@@ -83,6 +96,11 @@ export type AgentEvent =
     report: CompactionReport;
   }
   | { type: "notice"; level: "info" | "warning"; message: string }
+  | {
+    /** `@` references of the user's text were read and attached to the turn (labels: paths). */
+    type: "attachments";
+    labels: string[];
+  }
   | {
     type: "done";
     status: RunStatus;
@@ -99,6 +117,7 @@ export type AgentEvent =
 
 /** What a user hands a runner. */
 export interface UserInput {
+  /** What the user typed; `@path` references in it are resolved by the turn builder. */
   text: string;
   /** Attached images; what reaches the model is decided by the runtime (spec §3.5). */
   images?: ImagePart[];
@@ -106,5 +125,6 @@ export interface UserInput {
 
 /** Anything that turns user input into events: the single-model `Agent` and the `Coordinator`. */
 export interface Runner {
+  /** Runs one user input to its end; everything a front end shows arrives as these events. */
   run(input: UserInput, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent>;
 }

@@ -4,10 +4,21 @@
  *
  * @module
  */
-export { Agent, type AgentOptions, type DecoratedTurn, type SideRequest } from "./agent.ts";
+export {
+  Agent,
+  type AgentOptions,
+  type BuiltTurn,
+  type SideRequest,
+  type TurnSource,
+} from "./agent.ts";
 export { Session } from "./session.ts";
 export type * from "./events.ts";
-export type { ApprovalBroker, ApprovalChoice, ApprovalRequest } from "./approval.ts";
+export {
+  type ApprovalBroker,
+  type ApprovalChoice,
+  type ApprovalRequest,
+  StreamApprovals,
+} from "./approval.ts";
 export {
   type ExecuteOptions,
   executeToolCall,

@@ -39,6 +39,7 @@ export class StormBreaker {
         `and failed the same way each time:\n${seen.error}\nIt was not run again. Change the ` +
         "arguments or take a different approach.",
       isError: true,
+      code: "repeated_failure",
     };
   }
 

@@ -7,7 +7,15 @@
  */
 import type { ToolCall } from "../../providers/types.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
-import type { Tool, ToolAccess, ToolContext, ToolResult } from "../../tools/types.ts";
+import { localWorkspace } from "../../tools/workspace/local.ts";
+import type {
+  SharedToolContext,
+  Tool,
+  ToolAccess,
+  ToolContext,
+  ToolErrorCode,
+  ToolResult,
+} from "../../tools/types.ts";
 import { boundText } from "./bound.ts";
 import type { AgentEvent } from "./events.ts";
 
@@ -16,21 +24,29 @@ export type GateDecision =
   | { allow: true }
   | { allow: false; reason: string };
 
+/** One validated call, as the gate sees it. */
+export interface GateRequest {
+  tool: Tool;
+  /** The parsed arguments. */
+  args: unknown;
+  /** What the call will touch, from `tool.access`. */
+  access: ToolAccess;
+  signal: AbortSignal;
+  callId: string;
+  /** Raises permission and approval events into the turn's stream. */
+  emit(event: AgentEvent): void;
+}
+
 /** Decides whether a validated call may run. The permission layer implements this. */
 export interface ToolGate {
-  check(
-    tool: Tool,
-    args: unknown,
-    access: ToolAccess,
-    opts: { signal: AbortSignal; callId: string; emit(event: AgentEvent): void },
-  ): Promise<GateDecision>;
+  check(request: GateRequest): Promise<GateDecision>;
 }
 
 /** Options of one pipeline pass. */
 export interface ExecuteOptions {
   registry: ToolRegistry;
   /** Context shared by the turn; `signal` and `progress` are set per call. */
-  context: Omit<ToolContext, "signal" | "progress">;
+  context: SharedToolContext;
   signal: AbortSignal;
   gate?: ToolGate;
   /** Upper bound for any single call. */
@@ -44,8 +60,8 @@ function schemaHint(tool: Tool): string {
   return `Expected arguments matching this JSON Schema:\n${JSON.stringify(tool.schema)}`;
 }
 
-function errorResult(content: string): ToolResult {
-  return { content, isError: true };
+function errorResult(code: ToolErrorCode, content: string): ToolResult {
+  return { content, isError: true, code };
 }
 
 /** Decodes the raw argument text. An empty string means no arguments. */
@@ -65,25 +81,33 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
   const tool = opts.registry.get(call.name);
   if (!tool) {
     return errorResult(
+      "unknown_tool",
       `Unknown tool "${call.name}". Available tools: ${opts.registry.names().join(", ")}.`,
     );
   }
   // The provider saw the arguments cut off at the output limit; running a guess is unsafe.
-  if (call.argumentsError) return errorResult(`${call.argumentsError} ${schemaHint(tool)}`);
+  if (call.argumentsError) {
+    return errorResult("invalid_arguments", `${call.argumentsError} ${schemaHint(tool)}`);
+  }
   const decoded = decodeArguments(call.arguments);
   if (!decoded.ok) {
     return errorResult(
+      "invalid_arguments",
       `The arguments for ${tool.name} are not valid JSON (${decoded.error}). ${schemaHint(tool)}`,
     );
   }
   if (decoded.value === null || typeof decoded.value !== "object" || Array.isArray(decoded.value)) {
-    return errorResult(`The arguments for ${tool.name} must be a JSON object. ${schemaHint(tool)}`);
+    return errorResult(
+      "invalid_arguments",
+      `The arguments for ${tool.name} must be a JSON object. ${schemaHint(tool)}`,
+    );
   }
   let args: unknown = decoded.value;
   if (tool.parse) {
     const parsed = tool.parse(decoded.value);
     if (!parsed.ok) {
       return errorResult(
+        "invalid_arguments",
         `Invalid arguments for ${tool.name}:\n${parsed.error}\n${schemaHint(tool)}`,
       );
     }
@@ -94,21 +118,28 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
   try {
     access = tool.access?.(args) ?? {};
   } catch (error) {
-    return errorResult(`Invalid arguments for ${tool.name}: ${(error as Error).message}`);
+    return errorResult(
+      "invalid_arguments",
+      `Invalid arguments for ${tool.name}: ${(error as Error).message}`,
+    );
   }
   if (opts.gate) {
-    const decision = await opts.gate.check(tool, args, access, {
+    const decision = await opts.gate.check({
+      tool,
+      args,
+      access,
       signal: opts.signal,
       callId: call.id,
       emit: (event) => opts.onEvent?.(event),
     });
-    if (!decision.allow) return errorResult(decision.reason);
+    if (!decision.allow) return errorResult("permission_denied", decision.reason);
   }
 
   const timeout = AbortSignal.timeout(opts.timeoutMs);
   const signal = AbortSignal.any([opts.signal, timeout]);
   const ctx: ToolContext = {
     ...opts.context,
+    workspace: opts.context.workspace ?? localWorkspace(),
     signal,
     progress: (message) => opts.onProgress?.(message),
   };
@@ -118,13 +149,24 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
   } catch (error) {
     if (opts.signal.aborted) throw opts.signal.reason;
     if (timeout.aborted) {
-      return errorResult(`${tool.name} timed out after ${Math.round(opts.timeoutMs / 1000)}s.`);
+      return errorResult(
+        "timeout",
+        `${tool.name} timed out after ${Math.round(opts.timeoutMs / 1000)}s.`,
+      );
     }
-    return errorResult(`${tool.name} failed: ${(error as Error)?.message ?? String(error)}`);
+    return errorResult(
+      "internal",
+      `${tool.name} failed: ${(error as Error)?.message ?? String(error)}`,
+    );
   }
   if (timeout.aborted && !opts.signal.aborted && !result.isError) {
-    return errorResult(`${tool.name} timed out after ${Math.round(opts.timeoutMs / 1000)}s.`);
+    return errorResult(
+      "timeout",
+      `${tool.name} timed out after ${Math.round(opts.timeoutMs / 1000)}s.`,
+    );
   }
+  // Every failure carries a code; a tool that named none reported a plain failure.
+  if (result.isError && result.code === undefined) result = { ...result, code: "failed" };
   const content = boundText(result.content);
   return content === result.content
     ? result

@@ -58,6 +58,11 @@ export interface LoadConfigOptions {
    * (deny and ask rules, `forbid_read`, a stricter mode) always apply.
    */
   trustedProject?: boolean | ((settings: TrustDeclaration) => boolean);
+  /**
+   * A trusted TOML layer over the user's `config.toml` and under the project's: settings a
+   * library caller passes in code (`openHost({ config })`). `source` names it in messages.
+   */
+  extraLayer?: { source: string; text: string };
 }
 
 /**
@@ -115,6 +120,9 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
   const userText = await readConfigText(ctx.userConfigPath);
   if (userText !== undefined) {
     layers.push(prepareLayer({ source: ctx.userConfigPath, trusted: true, text: userText }, ctx));
+  }
+  if (opts.extraLayer) {
+    layers.push(prepareLayer({ ...opts.extraLayer, trusted: true }, ctx));
   }
   ctx.keyVars = keyBindings(layers);
 
@@ -196,7 +204,7 @@ function prepareLayer(input: LayerInput, ctx: Context): Layer {
   }
   ctx.warnings.push(...unknown.sort((a, b) => a.line - b.line).map((w) => w.text));
 
-  expandTree(raw, [], layer, raw, ctx);
+  expandTree(raw, [], { layer, root: raw, ctx });
 
   const second = layerSchema.safeParse(raw);
   if (!second.success) throw issueError(layer, raw, second.error.issues);
@@ -233,7 +241,11 @@ function confineUntrusted(layer: Layer, ctx: Context): void {
       : path;
     return canonicalPathSync(expanded, project);
   };
-  const refused = (key: KeyPath, path: string, resolved: string, fix: string) =>
+  const refused = (
+    key: KeyPath,
+    { path, resolved }: { path: string; resolved: string },
+    fix: string,
+  ) =>
     ctx.warnings.push(
       `${where(layer, key)}[sandbox].${key[1]} "${path}" resolves to ${resolved}, outside the ` +
         `project ${project}, and is ignored; ${fix}`,
@@ -244,8 +256,7 @@ function confineUntrusted(layer: Layer, ctx: Context): void {
     else {
       refused(
         ["sandbox", "workspace_root"],
-        sandbox.workspace_root,
-        resolved,
+        { path: sandbox.workspace_root, resolved },
         "only your user config can move the workspace elsewhere",
       );
       delete sandbox.workspace_root;
@@ -262,8 +273,7 @@ function confineUntrusted(layer: Layer, ctx: Context): void {
       } else {
         refused(
           ["sandbox", "allow_write", i],
-          path,
-          resolved,
+          { path, resolved },
           "grant it in your user config or approve it when asked",
         );
       }
@@ -302,33 +312,28 @@ function dropLegacyKeys(raw: Table): void {
   }
 }
 
+/** Where an expansion happens: the layer, its whole document and the load's context. */
+interface ExpandScope {
+  layer: Layer;
+  root: Table;
+  ctx: Context;
+}
+
 /** Expands `${VAR}` in every string value except the raw `[mcp]` table. */
-function expandTree(
-  node: unknown,
-  path: (string | number)[],
-  layer: Layer,
-  root: Table,
-  ctx: Context,
-): unknown {
-  if (typeof node === "string") return expandString(node, path, layer, root, ctx);
+function expandTree(node: unknown, path: (string | number)[], scope: ExpandScope): unknown {
+  if (typeof node === "string") return expandString(node, path, scope);
   if (Array.isArray(node)) {
-    node.forEach((v, i) => node[i] = expandTree(v, [...path, i], layer, root, ctx));
+    node.forEach((v, i) => node[i] = expandTree(v, [...path, i], scope));
   } else if (isTable(node)) {
     for (const [key, value] of Object.entries(node)) {
       if (path.length === 0 && key === "mcp") continue;
-      node[key] = expandTree(value, [...path, key], layer, root, ctx);
+      node[key] = expandTree(value, [...path, key], scope);
     }
   }
   return node;
 }
 
-function expandString(
-  text: string,
-  path: KeyPath,
-  layer: Layer,
-  root: Table,
-  ctx: Context,
-): string {
+function expandString(text: string, path: KeyPath, { layer, root, ctx }: ExpandScope): string {
   const key = describeKey(path, root);
   if (!layer.trusted) {
     for (const name of referencedVars(text)) {
@@ -390,7 +395,7 @@ function checkProviders(layer: Layer, ctx: Context): void {
       });
     }
     checkCapabilityOptions(p, layer, i);
-    moveExtrasToOptions(p, layer, i, ctx);
+    moveExtrasToOptions(p, { layer, index: i }, ctx);
   });
 }
 
@@ -436,7 +441,11 @@ function checkCapabilityOptions(p: LayerProvider, layer: Layer, index: number): 
 }
 
 /** Keys the config layer does not interpret are kind-specific options (`web_search`, ...). */
-function moveExtrasToOptions(p: LayerProvider, layer: Layer, index: number, ctx: Context): void {
+function moveExtrasToOptions(
+  p: LayerProvider,
+  { layer, index }: { layer: Layer; index: number },
+  ctx: Context,
+): void {
   const known = new Set<string>(PROVIDER_KEYS);
   const extras: Table = {};
   for (const key of Object.keys(p)) {

@@ -1,7 +1,5 @@
 // The kinds register the descriptors the budget reads (the anthropic one requires the field).
-import "../../providers/anthropic/mod.ts";
-import "../../providers/openai/mod.ts";
-import "../../providers/responses/mod.ts";
+import "../../providers/builtin_kinds.ts";
 import assert from "node:assert/strict";
 import { automaticOutputTokens, outputBudgetPlan, outputTokenBudget } from "./output_budget.ts";
 import type { ProviderConfig, ResolvedModel } from "./types.ts";

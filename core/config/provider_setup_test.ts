@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
-import "../../providers/anthropic/mod.ts";
-import "../../providers/openai/mod.ts";
-import "../../providers/replay/mod.ts";
+import "../../providers/builtin_kinds.ts";
 import { ProviderOptionError } from "../../providers/errors.ts";
 import { ConfigError } from "./errors.ts";
 import { loadConfig } from "./load.ts";

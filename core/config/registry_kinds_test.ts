@@ -1,6 +1,5 @@
 // Importing the built-in kinds registers them, as the CLI does before loading the configuration.
-import "../../providers/anthropic/mod.ts";
-import "../../providers/openai/mod.ts";
+import "../../providers/builtin_kinds.ts";
 import assert from "node:assert/strict";
 import { ConfigError } from "./errors.ts";
 import { loadConfig } from "./load.ts";
@@ -20,7 +19,9 @@ Deno.test("loadConfig takes the known kinds from the provider registry by defaul
       loadConfig({ cwd: dirs.cwd, home: dirs.home, env: {} }),
       (err: unknown) =>
         err instanceof ConfigError &&
-        err.message.includes('unknown kind "no-such-kind" (known kinds: anthropic, openai)'),
+        err.message.includes(
+          'unknown kind "no-such-kind" (known kinds: anthropic, openai, replay, responses)',
+        ),
     );
   } finally {
     await dirs.cleanup();

@@ -1,7 +1,5 @@
 // `--model` and `default_model` across every built-in kind, with the real built-in defaults.
-import "../../providers/anthropic/mod.ts";
-import "../../providers/openai/mod.ts";
-import "../../providers/responses/mod.ts";
+import "../../providers/builtin_kinds.ts";
 import assert from "node:assert/strict";
 import { ConfigError } from "./errors.ts";
 import { applyFlags } from "./flags.ts";

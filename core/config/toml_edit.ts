@@ -8,7 +8,7 @@
 import { parse } from "smol-toml";
 import { ConfigError } from "./errors.ts";
 import { parseConfigToml, readConfigText } from "./files.ts";
-import { replaceFile } from "../../tools/builtin/fs_util.ts";
+import { replaceFile } from "../../tools/fs/mod.ts";
 
 /** Keys of the old multi-threshold context design, removed on startup (spec §3.6). */
 export const LEGACY_CONTEXT_KEYS: readonly string[] = [
@@ -19,6 +19,17 @@ export const LEGACY_CONTEXT_KEYS: readonly string[] = [
   "context_editing",
 ];
 
+/** One value {@linkcode setTomlValue} sets. */
+export interface TomlValueEdit {
+  /** The table, e.g. `agent`. */
+  table: string;
+  key: string;
+  /** The value as TOML source, e.g. `0.7` or `"text"`. */
+  literal: string;
+  /** The file the text came from, for error messages. */
+  file?: string;
+}
+
 /**
  * Returns `text` with `key = literal` set in `[table]`: the existing value is replaced, or the
  * key is added where the table is written (after the last key of its `[table]` section, or as
@@ -26,15 +37,10 @@ export const LEGACY_CONTEXT_KEYS: readonly string[] = [
  * or dotted. `literal` is TOML source. Throws {@link ConfigError} (naming `file` and the line)
  * when the text is not TOML or the table cannot be extended in place.
  */
-export function setTomlValue(
-  text: string,
-  table: string,
-  key: string,
-  literal: string,
-  file?: string,
-): string {
+export function setTomlValue(text: string, edit: TomlValueEdit): string {
+  const { table, key, literal, file } = edit;
   const doc = parseConfigToml(text, file);
-  const out = editValue(text, doc, table, key, literal, file);
+  const out = editValue(text, doc, edit);
   // The edit must change exactly that one value: anything else would be a scanner mistake
   // written over the user's file.
   const expected = {
@@ -47,14 +53,8 @@ export function setTomlValue(
   return out;
 }
 
-function editValue(
-  text: string,
-  doc: Record<string, unknown>,
-  table: string,
-  key: string,
-  literal: string,
-  file: string | undefined,
-): string {
+function editValue(text: string, doc: Record<string, unknown>, edit: TomlValueEdit): string {
+  const { table, key, literal, file } = edit;
   const statements = scanToml(text);
   const eol = text.includes("\r\n") ? "\r\n" : "\n";
   const current = doc[table];
@@ -72,7 +72,9 @@ function editValue(
   }
 
   const existing = statements.find((s) => s.kind === "keyval" && samePath(s.path, [table, key]));
-  if (existing) return splice(text, existing.valueStart, existing.valueEnd, literal);
+  if (existing) {
+    return splice(text, { from: existing.valueStart, to: existing.valueEnd }, literal);
+  }
 
   const inline = statements.find((s) => s.kind === "keyval" && samePath(s.path, [table]));
   if (inline) {
@@ -98,7 +100,7 @@ function editValue(
       last = s;
     }
     const indent = last.kind === "keyval" ? indentOf(text, last.start) : "";
-    return insertAfterLine(text, last.end, assignment(indent, ""), eol);
+    return insertAfterLine(text, last.end, { line: assignment(indent, ""), eol });
   }
   // A table made of dotted keys (`agent.temperature = 0`) cannot be reopened by a header.
   const dotted = statements.filter((s) =>
@@ -106,12 +108,10 @@ function editValue(
   );
   if (dotted.length) {
     const last = dotted[dotted.length - 1];
-    return insertAfterLine(
-      text,
-      last.end,
-      assignment(indentOf(text, last.start), `${tomlKey(table)}.`),
+    return insertAfterLine(text, last.end, {
+      line: assignment(indentOf(text, last.start), `${tomlKey(table)}.`),
       eol,
-    );
+    });
   }
   const base = text === "" || text.endsWith("\n") ? text : `${text}${eol}`;
   return `${base}${base.trim() ? eol : ""}[${tomlKey(table)}]${eol}${assignment("", "")}${eol}`;
@@ -402,14 +402,18 @@ function tomlKey(key: string): string {
   return /^[A-Za-z0-9_-]+$/.test(key) ? key : JSON.stringify(key);
 }
 
-function splice(text: string, from: number, to: number, insert: string): string {
+function splice(text: string, { from, to }: { from: number; to: number }, insert: string): string {
   return text.slice(0, from) + insert + text.slice(to);
 }
 
 /** Inserts `line` at `offset`, the start of a line (or the end of a text without a final newline). */
-function insertAfterLine(text: string, offset: number, line: string, eol: string): string {
+function insertAfterLine(
+  text: string,
+  offset: number,
+  { line, eol }: { line: string; eol: string },
+): string {
   const needsBreak = offset > 0 && text[offset - 1] !== "\n";
-  return splice(text, offset, offset, `${needsBreak ? eol : ""}${line}${eol}`);
+  return splice(text, { from: offset, to: offset }, `${needsBreak ? eol : ""}${line}${eol}`);
 }
 
 function lineOf(text: string, offset: number): number {

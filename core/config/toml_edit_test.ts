@@ -19,7 +19,7 @@ function configError(fn: () => unknown): ConfigError {
 Deno.test("setTomlValue replaces a key in place, keeping comments and order", () => {
   const text =
     "# top\n[agent]\nmax_turns = 5 # keep\ncompact_ratio = 0.8 # why\n\n[tools]\nx = 1\n";
-  const out = setTomlValue(text, "agent", "compact_ratio", "0.7");
+  const out = setTomlValue(text, { table: "agent", key: "compact_ratio", literal: "0.7" });
   assert.equal(
     out,
     "# top\n[agent]\nmax_turns = 5 # keep\ncompact_ratio = 0.7 # why\n\n[tools]\nx = 1\n",
@@ -29,22 +29,27 @@ Deno.test("setTomlValue replaces a key in place, keeping comments and order", ()
 Deno.test("setTomlValue adds a missing key to its table, or the table itself", () => {
   const withTable = setTomlValue(
     "[agent]\nmax_turns = 5\n\n[tools]\nx = 1\n",
-    "agent",
-    "compact_ratio",
-    "0.7",
+    { table: "agent", key: "compact_ratio", literal: "0.7" },
   );
   assert.deepEqual(parse(withTable), {
     agent: { max_turns: 5, compact_ratio: 0.7 },
     tools: { x: 1 },
   });
-  const without = setTomlValue('default_model = "x"', "agent", "compact_ratio", "0.7");
+  const without = setTomlValue('default_model = "x"', {
+    table: "agent",
+    key: "compact_ratio",
+    literal: "0.7",
+  });
   assert.equal(without, 'default_model = "x"\n\n[agent]\ncompact_ratio = 0.7\n');
-  assert.equal(setTomlValue("", "agent", "compact_ratio", "0.7"), "[agent]\ncompact_ratio = 0.7\n");
+  assert.equal(
+    setTomlValue("", { table: "agent", key: "compact_ratio", literal: "0.7" }),
+    "[agent]\ncompact_ratio = 0.7\n",
+  );
 });
 
 Deno.test("setTomlValue does not touch a same-named key in another table", () => {
   const text = "[other]\ncompact_ratio = 0.1\n[agent]\nmax_turns = 1\n";
-  const out = setTomlValue(text, "agent", "compact_ratio", "0.7");
+  const out = setTomlValue(text, { table: "agent", key: "compact_ratio", literal: "0.7" });
   assert.deepEqual(parse(out), {
     other: { compact_ratio: 0.1 },
     agent: { max_turns: 1, compact_ratio: 0.7 },
@@ -80,11 +85,15 @@ Deno.test("scrubLegacyKeys rewrites only files that have them", async () => {
 Deno.test("setTomlValue replaces a quoted key in place", () => {
   const text = '[agent]\n"compact_ratio" = 0.7 # mine\n';
   assert.equal(
-    setTomlValue(text, "agent", "compact_ratio", "0.6"),
+    setTomlValue(text, { table: "agent", key: "compact_ratio", literal: "0.6" }),
     '[agent]\n"compact_ratio" = 0.6 # mine\n',
   );
   assert.equal(
-    setTomlValue('["agent"]\nmax_turns = 2\n', "agent", "compact_ratio", "0.6"),
+    setTomlValue('["agent"]\nmax_turns = 2\n', {
+      table: "agent",
+      key: "compact_ratio",
+      literal: "0.6",
+    }),
     '["agent"]\nmax_turns = 2\ncompact_ratio = 0.6\n',
   );
 });
@@ -92,13 +101,13 @@ Deno.test("setTomlValue replaces a quoted key in place", () => {
 Deno.test("setTomlValue keeps a table written with dotted keys in dotted form", () => {
   // `[agent]` after `agent.temperature = ...` would be invalid TOML: the table is defined.
   const text = "agent.temperature = 0.0\n\n[tools]\nbash_timeout_seconds = 5\n";
-  const added = setTomlValue(text, "agent", "compact_ratio", "0.6");
+  const added = setTomlValue(text, { table: "agent", key: "compact_ratio", literal: "0.6" });
   assert.equal(
     added,
     "agent.temperature = 0.0\nagent.compact_ratio = 0.6\n\n[tools]\nbash_timeout_seconds = 5\n",
   );
   assert.equal(
-    setTomlValue(added, "agent", "compact_ratio", "0.7"),
+    setTomlValue(added, { table: "agent", key: "compact_ratio", literal: "0.7" }),
     "agent.temperature = 0.0\nagent.compact_ratio = 0.7\n\n[tools]\nbash_timeout_seconds = 5\n",
   );
 });
@@ -106,7 +115,12 @@ Deno.test("setTomlValue keeps a table written with dotted keys in dotted form", 
 Deno.test("setTomlValue refuses an inline table, saying why and showing its real line", () => {
   const text = "# mine\nagent = { temperature = 0.0 }\n";
   const err = configError(() =>
-    setTomlValue(text, "agent", "compact_ratio", "0.6", "/h/config.toml")
+    setTomlValue(text, {
+      table: "agent",
+      key: "compact_ratio",
+      literal: "0.6",
+      file: "/h/config.toml",
+    })
   );
   assert.equal(err.file, "/h/config.toml");
   assert.equal(err.line, 2);
@@ -117,7 +131,12 @@ Deno.test("setTomlValue refuses an inline table, saying why and showing its real
 
 Deno.test("setTomlValue reports broken TOML at its line in the original text", () => {
   const err = configError(() =>
-    setTomlValue("[agent]\nmax_turns = \n", "agent", "compact_ratio", "0.6", "/f.toml")
+    setTomlValue("[agent]\nmax_turns = \n", {
+      table: "agent",
+      key: "compact_ratio",
+      literal: "0.6",
+      file: "/f.toml",
+    })
   );
   assert.equal(err.file, "/f.toml");
   assert.equal(err.line, 2);
@@ -128,7 +147,7 @@ Deno.test("setTomlValue reports broken TOML at its line in the original text", (
 Deno.test("setTomlValue and removeLegacyKeys ignore lookalike lines inside strings", () => {
   const text = 'note = """\n[agent]\ncompact_ratio = 0.1\nsoft_compact_ratio = 1\n"""\n';
   assert.equal(
-    setTomlValue(text, "agent", "compact_ratio", "0.6"),
+    setTomlValue(text, { table: "agent", key: "compact_ratio", literal: "0.6" }),
     `${text}\n[agent]\ncompact_ratio = 0.6\n`,
   );
   assert.deepEqual(removeLegacyKeys(text), { text, removed: [] });

@@ -16,7 +16,7 @@
  */
 import { createHash } from "node:crypto";
 import { isAbsolute, join, relative } from "node:path";
-import { atomicWrite } from "../../tools/builtin/fs_util.ts";
+import { atomicWrite } from "../../tools/fs/mod.ts";
 import { ConfigError } from "./errors.ts";
 import { parseConfigToml } from "./files.ts";
 import { type KeyPath, locateKey } from "./toml_locate.ts";

@@ -91,6 +91,16 @@ interface Attempt {
   reason?: string;
 }
 
+/** One maintenance pass: why it runs, its signal, and what the summary must respect. */
+interface MaintenanceRun {
+  cause: CompactionReport["cause"];
+  signal: AbortSignal;
+  /** Index of the current turn's first message, when an overflow rescue may fold its rounds. */
+  turnStart?: number;
+  /** What the summary must keep (`/compact <instructions>`). */
+  focus?: string;
+}
+
 /** Plans, runs and persists context maintenance for one conversation. */
 export class ContextManager {
   readonly #o: ContextManagerOptions;
@@ -169,7 +179,9 @@ export class ContextManager {
     if (this.#o.estimator.calibrated(rawTokens) < this.triggerTokens) {
       return Promise.resolve({ messages, rawTokens, reports: [] });
     }
-    return this.#single(() => this.#maintain(canonical, "pressure", opts.signal, undefined));
+    return this.#single(() =>
+      this.#maintain(canonical, { cause: "pressure", signal: opts.signal })
+    );
   }
 
   /**
@@ -184,7 +196,11 @@ export class ContextManager {
     return this.#single(async () => {
       const current = this.view(canonical);
       if (opts.statedPromptTokens) this.observe(this.#raw(current), opts.statedPromptTokens);
-      return await this.#maintain(canonical, "overflow", opts.signal, opts.turnStart);
+      return await this.#maintain(canonical, {
+        cause: "overflow",
+        signal: opts.signal,
+        turnStart: opts.turnStart,
+      });
     });
   }
 
@@ -194,7 +210,11 @@ export class ContextManager {
     opts: { signal: AbortSignal; instructions?: string },
   ): Promise<Prepared> {
     return this.#single(() =>
-      this.#maintain(canonical, "manual", opts.signal, undefined, opts.instructions)
+      this.#maintain(canonical, {
+        cause: "manual",
+        signal: opts.signal,
+        focus: opts.instructions,
+      })
     );
   }
 
@@ -210,13 +230,8 @@ export class ContextManager {
     return estimate < last.atTokens + Math.ceil(this.#o.contextWindow * MARGIN_RATIO);
   }
 
-  async #maintain(
-    canonical: readonly Message[],
-    cause: CompactionReport["cause"],
-    signal: AbortSignal,
-    turnStart: number | undefined,
-    focus?: string,
-  ): Promise<Prepared> {
+  async #maintain(canonical: readonly Message[], run: MaintenanceRun): Promise<Prepared> {
+    const { cause } = run;
     const reports: CompactionReport[] = [];
     const trigger = this.triggerTokens;
     let messages = this.view(canonical);
@@ -242,7 +257,7 @@ export class ContextManager {
         });
         messages = this.view(canonical);
         estimate = this.estimate(messages);
-        reports.push(this.#report("pruned", cause, before, estimate));
+        reports.push(this.#report("pruned", cause, { before, after: estimate }));
         if (estimate < trigger) return done();
       }
     }
@@ -252,19 +267,23 @@ export class ContextManager {
     let failure: string | undefined;
     for (let n = 0; n < limit; n++) {
       const before = estimate;
-      const attempt = await this.#summarize(canonical, cause, signal, turnStart, focus);
+      const attempt = await this.#summarize(canonical, run);
       if (!attempt.ok) {
         failure = attempt.reason;
         break;
       }
       messages = this.view(canonical);
       estimate = this.estimate(messages);
-      reports.push(this.#report("summarized", cause, before, estimate));
+      reports.push(this.#report("summarized", cause, { before, after: estimate }));
       if (estimate < trigger) return done();
     }
     if (failure === undefined) return done();
 
-    const failed = this.#report("failed", cause, estimate, estimate, failure);
+    const failed = this.#report("failed", cause, {
+      before: estimate,
+      after: estimate,
+      reason: failure,
+    });
     reports.push(failed);
     const record: MaintenanceFailure = {
       generation: this.#view.record.generation,
@@ -284,16 +303,15 @@ export class ContextManager {
   #report(
     phase: CompactionReport["phase"],
     cause: CompactionReport["cause"],
-    beforeTokens: number,
-    afterTokens: number,
-    reason?: string,
+    tokens: { before: number; after: number; reason?: string },
   ): CompactionReport {
+    const { reason } = tokens;
     return {
       phase,
       cause,
       generation: this.#view.record.generation,
-      beforeTokens,
-      afterTokens,
+      beforeTokens: tokens.before,
+      afterTokens: tokens.after,
       ...(reason ? { reason } : {}),
     };
   }
@@ -340,13 +358,8 @@ export class ContextManager {
     return rounds.length > 2 ? rounds[rounds.length - 2] : this.#view.start;
   }
 
-  async #summarize(
-    canonical: readonly Message[],
-    cause: CompactionReport["cause"],
-    signal: AbortSignal,
-    turnStart: number | undefined,
-    focus: string | undefined,
-  ): Promise<Attempt> {
+  async #summarize(canonical: readonly Message[], run: MaintenanceRun): Promise<Attempt> {
+    const { cause, signal, turnStart, focus } = run;
     const start = this.#view.start;
     let cut = this.#keepCut(canonical);
     if (cause === "overflow" && turnStart !== undefined) {
@@ -476,7 +489,7 @@ export class ContextManager {
     this.#install(build());
     const messages = this.view(canonical);
     const after = this.estimate(messages);
-    reports.push(this.#report("truncated", cause, before, after));
+    reports.push(this.#report("truncated", cause, { before, after }));
     return { messages, rawTokens: this.#raw(messages), reports };
   }
 }

@@ -40,6 +40,7 @@ export function toolResultCapability(messages: () => readonly Message[]): Capabi
         return Promise.resolve({
           content: `No tool result with call_id "${callId}" in this session.`,
           isError: true,
+          code: "not_found",
         });
       }
       const full = message.rawContent ?? message.content;
@@ -52,6 +53,7 @@ export function toolResultCapability(messages: () => readonly Message[]): Capabi
         return Promise.resolve({
           content: `offset ${offset} is past the end (${full.length} characters).`,
           isError: true,
+          code: "invalid_arguments",
         });
       }
       const end = Math.min(full.length, offset + limit);

@@ -8,8 +8,8 @@
  * @module
  */
 import { join } from "node:path";
-import { ReasonixError } from "../../errors.ts";
-import { lstatOrUndefined } from "../../tools/builtin/fs_util.ts";
+import { ReasonixError, type ReasonixErrorCode } from "../../errors.ts";
+import { lstatOrUndefined } from "../../tools/fs/mod.ts";
 
 /** What a fact is about. */
 export type FactType = "user" | "feedback" | "project" | "reference";
@@ -30,12 +30,17 @@ export interface Fact {
   archived?: boolean;
 }
 
+/** The codes of {@linkcode MemoryError}. */
+export type MemoryErrorCode = Extract<
+  ReasonixErrorCode,
+  "memory_conflict" | "memory_not_found" | "memory_unsafe_path" | "memory_invalid"
+>;
+
 /** Memory failures, reported to the model as tool errors. */
 export class MemoryError extends ReasonixError {
-  constructor(
-    code: "memory_conflict" | "memory_not_found" | "memory_unsafe_path" | "memory_invalid",
-    message: string,
-  ) {
+  declare readonly code: MemoryErrorCode;
+
+  constructor(code: MemoryErrorCode, message: string) {
     super(code, message);
     this.name = "MemoryError";
   }

@@ -11,8 +11,8 @@
  */
 import { z } from "zod";
 import { defineTool } from "../../tools/define.ts";
-import type { Tool, ToolAccess } from "../../tools/types.ts";
-import { type FactStore, MemoryError } from "./facts.ts";
+import type { Tool, ToolAccess, ToolErrorCode, ToolResult } from "../../tools/types.ts";
+import { type FactStore, MemoryError, type MemoryErrorCode } from "./facts.ts";
 import { factLine, rankFacts } from "./recall.ts";
 
 /** Longest fact saved without asking. */
@@ -35,14 +35,24 @@ export function looksSensitive(text: string): boolean {
 const TYPE = z.enum(["user", "feedback", "project", "reference"]);
 const SCOPE = z.enum(["project", "global"]);
 
-function failure(error: unknown) {
-  if (error instanceof MemoryError) return { content: error.message, isError: true };
+const MEMORY_CODES: Record<MemoryErrorCode, ToolErrorCode> = {
+  memory_conflict: "conflict",
+  memory_not_found: "not_found",
+  memory_unsafe_path: "permission_denied",
+  memory_invalid: "invalid_arguments",
+};
+
+function failure(error: unknown): ToolResult {
+  if (error instanceof MemoryError) {
+    return { content: error.message, isError: true, code: MEMORY_CODES[error.code] };
+  }
   // Read-only runs give up Deno's write permission after start-up: say so, not a stack trace.
   if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
     return {
       content: "Memory cannot be written in this run: writing is disabled (read-only mode). " +
         "Nothing was saved.",
       isError: true,
+      code: "permission_denied",
     };
   }
   throw error;
@@ -98,6 +108,7 @@ export function memoryTools(store: FactStore, opts: { owner: boolean }): Tool[] 
           content:
             "Refused: the fact looks like it contains a secret. Memory never stores secrets.",
           isError: true,
+          code: "invalid_arguments",
         };
       }
       try {
@@ -109,6 +120,7 @@ export function memoryTools(store: FactStore, opts: { owner: boolean }): Tool[] 
           return {
             content: "To update a fact, pass the revision you read with its id.",
             isError: true,
+            code: "invalid_arguments",
           };
         }
         const fact = await store.update(args.id, args.revision, {

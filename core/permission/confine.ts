@@ -10,22 +10,87 @@
  */
 import { dirname, isAbsolute, join, parse, resolve, sep } from "node:path";
 import { isWithin } from "../../tools/paths.ts";
+import { FsError, fsErrorCode } from "../../tools/workspace/errors.ts";
+import { localWorkspace } from "../../tools/workspace/local.ts";
+import type { Workspace } from "../../tools/workspace/types.ts";
 
 const MAX_LINKS = 40;
 
-/**
- * Resolves `path` (absolute, or relative to `base`) to where a write would land: existing
- * components are followed through symlinks, missing ones are appended as written.
- */
-export async function canonicalPath(path: string, base?: string): Promise<string> {
-  // One implementation for both: the walk is a handful of lstat calls.
-  return await Promise.resolve().then(() => canonicalPathSync(path, base));
+/** Options of {@linkcode canonicalPath}. */
+export interface CanonicalPathOptions {
+  /** What a relative `path` is relative to; default `/`. */
+  base?: string;
+  /** Whose file system the path is on; default this machine's. */
+  workspace?: Workspace;
+  signal?: AbortSignal;
 }
 
-/** {@linkcode canonicalPath}, synchronously (for the configuration loader). */
+/** Whether a failed `lstat` means nothing further exists along the path. */
+function endsThePath(error: unknown): boolean {
+  const code = fsErrorCode(error);
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/**
+ * Resolves `path` (absolute, or relative to `base`) to where a write would land: existing
+ * components are followed through symlinks, missing ones are appended as written. The
+ * second argument is the base directory or the options.
+ */
+export async function canonicalPath(
+  path: string,
+  baseOrOptions?: string | CanonicalPathOptions,
+): Promise<string> {
+  const opts = typeof baseOrOptions === "string" ? { base: baseOrOptions } : baseOrOptions ?? {};
+  const ws = opts.workspace ?? localWorkspace();
+  const on = { signal: opts.signal };
+  const absolute = resolve(opts.base ?? "/", path);
+  // An existing path is its real path: one call instead of one per component. `resolve` has
+  // already made `..` lexical, exactly as the walk below treats it.
+  try {
+    return await ws.realPath(absolute, on);
+  } catch {
+    // Something is missing (or loops): walk to find out what and where.
+  }
+  if (ws.os === "windows") return await canonicalWindows(ws, absolute);
+  const root = parse(absolute).root;
+  let resolved = root;
+  let parts = absolute.slice(root.length).split(sep);
+  let links = 0;
+  while (parts.length > 0) {
+    const name = parts.shift()!;
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      resolved = dirname(resolved);
+      continue;
+    }
+    const next = join(resolved, name);
+    let isSymlink: boolean;
+    try {
+      isSymlink = (await ws.lstat(next, on)).isSymlink;
+    } catch (error) {
+      // Nothing further exists, so nothing further can be a link; `..` stays lexical.
+      if (endsThePath(error)) return resolve(next, ...parts);
+      throw error;
+    }
+    if (isSymlink) {
+      if (++links > MAX_LINKS) throw new FsError("ELOOP", `too many links in ${path}`);
+      const target = await ws.readLink(next, on);
+      parts = [...target.split(sep), ...parts];
+      if (isAbsolute(target)) resolved = parse(target).root;
+      continue;
+    }
+    resolved = next;
+  }
+  return resolved;
+}
+
+/**
+ * {@linkcode canonicalPath} on this machine, synchronously. Only for the configuration
+ * loader, which reads local files before any workspace exists.
+ */
 export function canonicalPathSync(path: string, base?: string): string {
   const absolute = resolve(base ?? "/", path);
-  if (Deno.build.os === "windows") return canonicalWindows(absolute);
+  if (Deno.build.os === "windows") return canonicalWindowsSync(absolute);
   const root = parse(absolute).root;
   let resolved = root;
   let parts = absolute.slice(root.length).split(sep);
@@ -42,10 +107,7 @@ export function canonicalPathSync(path: string, base?: string): string {
     try {
       info = Deno.lstatSync(next);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-        // Nothing further exists, so nothing further can be a link; `..` stays lexical.
-        return resolve(next, ...parts);
-      }
+      if (endsThePath(error)) return resolve(next, ...parts);
       throw error;
     }
     if (info.isSymlink) {
@@ -61,7 +123,24 @@ export function canonicalPathSync(path: string, base?: string): string {
 }
 
 /** Windows: the deepest existing ancestor through `realPath`, then the missing rest. */
-function canonicalWindows(absolute: string): string {
+async function canonicalWindows(ws: Workspace, absolute: string): Promise<string> {
+  const rest: string[] = [];
+  let current = absolute;
+  while (true) {
+    try {
+      return join(await ws.realPath(current), ...rest.reverse());
+    } catch (error) {
+      if (fsErrorCode(error) !== "ENOENT") throw error;
+      const parent = dirname(current);
+      if (parent === current) return absolute;
+      rest.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
+      current = parent;
+    }
+  }
+}
+
+/** {@linkcode canonicalWindows}, synchronously on this machine. */
+function canonicalWindowsSync(absolute: string): string {
   const rest: string[] = [];
   let current = absolute;
   while (true) {

@@ -19,6 +19,8 @@
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { canonicalPath } from "./confine.ts";
 import { isWithin } from "../../tools/paths.ts";
+import { localWorkspace } from "../../tools/workspace/local.ts";
+import type { Workspace } from "../../tools/workspace/types.ts";
 
 /** File names that are control files wherever they are. */
 const CONTROL_NAMES: ReadonlySet<string> = new Set(["reasonix.toml", ".mcp.json", ".env"]);
@@ -62,9 +64,9 @@ export function controlFileOf(
   return target === undefined ? undefined : target;
 }
 
-async function readText(path: string): Promise<string | undefined> {
+async function readText(ws: Workspace, path: string): Promise<string | undefined> {
   try {
-    return await Deno.readTextFile(path);
+    return new TextDecoder().decode(await ws.readFile(path));
   } catch {
     return undefined;
   }
@@ -101,11 +103,16 @@ function gitConfigPaths(text: string): { hooks: string[]; includes: string[] } {
  * the hooks directory and included config files its git config names. Paths are canonical;
  * unreadable or missing entries are skipped (they cannot redirect anything).
  */
-export async function controlTargets(root: string): Promise<string[]> {
+export async function controlTargets(
+  root: string,
+  opts: { workspace?: Workspace } = {},
+): Promise<string[]> {
+  const ws = opts.workspace ?? localWorkspace();
+  const on = { workspace: ws };
   const out = new Set<string>();
   const add = async (path: string) => {
     try {
-      const real = await canonicalPath(path);
+      const real = await canonicalPath(path, on);
       if (real !== path) out.add(real);
     } catch {
       // A link loop leads nowhere a write could land.
@@ -114,26 +121,26 @@ export async function controlTargets(root: string): Promise<string[]> {
   for (const name of [...CONTROL_NAMES, ...CONTROL_DIRS]) await add(join(root, name));
 
   let gitDir = join(root, ".git");
-  const info = await Deno.lstat(gitDir).catch(() => undefined);
+  const info = await ws.lstat(gitDir).catch(() => undefined);
   if (info?.isFile) {
-    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec((await readText(gitDir)) ?? "");
+    const pointer = /^gitdir:\s*(.+?)\s*$/m.exec((await readText(ws, gitDir)) ?? "");
     if (pointer) {
       gitDir = resolve(root, pointer[1]);
-      out.add(await canonicalPath(gitDir).catch(() => gitDir));
+      out.add(await canonicalPath(gitDir, on).catch(() => gitDir));
     }
   }
-  const config = await readText(join(gitDir, "config"));
+  const config = await readText(ws, join(gitDir, "config"));
   if (config !== undefined) {
     const { hooks, includes } = gitConfigPaths(config);
     for (const hook of hooks) {
       if (hook.startsWith("~")) continue;
       const path = isAbsolute(hook) ? hook : resolve(root, hook);
-      out.add(await canonicalPath(path).catch(() => path));
+      out.add(await canonicalPath(path, on).catch(() => path));
     }
     for (const include of includes) {
       if (include.startsWith("~")) continue;
       const path = isAbsolute(include) ? include : resolve(gitDir, include);
-      out.add(await canonicalPath(path).catch(() => path));
+      out.add(await canonicalPath(path, on).catch(() => path));
     }
   }
   // The workspace itself is never a control target (a root named `.git` would be absurd).

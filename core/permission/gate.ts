@@ -10,8 +10,7 @@
 import { dirname } from "node:path";
 import type { ApprovalBroker, ApprovalChoice, ApprovalRequest } from "../agent/approval.ts";
 import type { AgentEvent, PermissionDecision } from "../agent/events.ts";
-import type { GateDecision, ToolGate } from "../agent/tool_exec.ts";
-import type { Tool, ToolAccess } from "../../tools/types.ts";
+import type { GateDecision, GateRequest, ToolGate } from "../agent/tool_exec.ts";
 import { canonicalPath, type WriteScope } from "./confine.ts";
 import { controlTargets } from "./control_files.ts";
 import {
@@ -26,6 +25,7 @@ import {
 import { entryPath, moveViolation } from "./read_guard.ts";
 import type { Policy, PolicyCall, Verdict } from "./policy.ts";
 import { isWithin } from "../../tools/paths.ts";
+import type { Workspace } from "../../tools/workspace/types.ts";
 
 /** A `permission` event without its `type`: one decision, as `run --json` lists it. */
 export type PermissionRecord = Omit<Extract<AgentEvent, { type: "permission" }>, "type">;
@@ -38,24 +38,51 @@ export interface PermissionGateOptions {
   workspaceRoot: string;
   /** Whether `bash` runs inside an OS sandbox that honours extra write roots. */
   shellSandboxed: boolean;
+  /** Where the paths of calls are resolved: the tools' workspace. Default this machine's. */
+  workspace?: Workspace;
   /** Asks a human; absent in headless runs and subagents, which then fail closed. */
   broker?: ApprovalBroker;
 }
 
 type Emit = (event: AgentEvent) => void;
 
+/** "Allow for this session" grants, in memory only: never written to any file. */
+interface SessionGrants {
+  commands: Set<string>;
+  dirs: Set<string>;
+  names: Set<string>;
+  /** Approval requests asked so far, so ids stay unique across every view of the gate. */
+  requests: number;
+}
+
 /** Implements `ToolGate` over a {@linkcode Policy}, session grants and an optional broker. */
 export class PermissionGate implements ToolGate {
   readonly #opts: PermissionGateOptions;
-  readonly #listeners = new Set<Emit>();
-  /** "Allow for this session" grants, in memory only: never written to any file. */
-  readonly #commands = new Set<string>();
-  readonly #dirs = new Set<string>();
-  readonly #names = new Set<string>();
-  #requests = 0;
+  readonly #grants: SessionGrants;
+  // Short names for the shared grant sets.
+  get #commands(): Set<string> {
+    return this.#grants.commands;
+  }
+  get #dirs(): Set<string> {
+    return this.#grants.dirs;
+  }
+  get #names(): Set<string> {
+    return this.#grants.names;
+  }
 
-  constructor(opts: PermissionGateOptions) {
+  constructor(opts: PermissionGateOptions, grants?: SessionGrants) {
     this.#opts = opts;
+    this.#grants = grants ??
+      { commands: new Set(), dirs: new Set(), names: new Set(), requests: 0 };
+  }
+
+  /**
+   * A view of this gate for one agent of the same host: same policy, write scope and the very
+   * same session grants (a grant made through one view holds for all), asking `broker` — or,
+   * without one, failing closed.
+   */
+  view(broker: ApprovalBroker | undefined): PermissionGate {
+    return new PermissionGate({ ...this.#opts, broker }, this.#grants);
   }
 
   /**
@@ -63,7 +90,12 @@ export class PermissionGate implements ToolGate {
    * session grants, but no broker, so anything that needs a person fails closed.
    */
   headless(): PermissionGate {
-    const gate = new PermissionGate({ ...this.#opts, broker: undefined });
+    const gate = new PermissionGate({ ...this.#opts, broker: undefined }, {
+      commands: new Set(),
+      dirs: new Set(),
+      names: new Set(),
+      requests: this.#grants.requests,
+    });
     for (const c of this.#commands) gate.#commands.add(c);
     for (const d of this.#dirs) gate.#dirs.add(d);
     for (const n of this.#names) gate.#names.add(n);
@@ -75,33 +107,19 @@ export class PermissionGate implements ToolGate {
     return this.#opts.policy.preset.name;
   }
 
-  /** Receives every event the gate emits, besides each call's own `emit`. */
-  subscribe(listener: Emit): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  async check(
-    tool: Tool,
-    _args: unknown,
-    access: ToolAccess,
-    opts: { signal: AbortSignal; callId: string; emit(event: AgentEvent): void },
-  ): Promise<GateDecision> {
-    const { policy, scope, workspaceRoot: root } = this.#opts;
+  async check({ tool, access, signal, callId, emit }: GateRequest): Promise<GateDecision> {
+    const { policy, scope, workspaceRoot: root, workspace } = this.#opts;
     const preset = policy.preset;
-    const emit: Emit = (event) => {
-      opts.emit(event);
-      for (const listener of this.#listeners) listener(event);
-    };
+    // Every outcome is reported as a permission event; a refusal always says why.
     const finish = (
       decision: PermissionDecision,
-      allowed: boolean,
       rule: string | undefined,
       reason?: string,
     ): GateDecision => {
+      const allowed = reason === undefined;
       emit({
         type: "permission",
-        callId: opts.callId,
+        callId,
         tool: tool.name,
         decision,
         allowed,
@@ -109,7 +127,7 @@ export class PermissionGate implements ToolGate {
         preset: preset.name,
         ...(reason ? { reason } : {}),
       });
-      return allowed ? { allow: true } : { allow: false, reason: reason ?? "Permission denied." };
+      return allowed ? { allow: true } : { allow: false, reason };
     };
 
     scope.clearOnce();
@@ -120,11 +138,11 @@ export class PermissionGate implements ToolGate {
     let moves: { from: string; to: string }[];
     try {
       const canon = (paths: readonly string[] | undefined) =>
-        Promise.all((paths ?? []).map((p) => canonicalPath(p, root)));
+        Promise.all((paths ?? []).map((p) => canonicalPath(p, { base: root, workspace })));
       moves = await Promise.all(
         (access.moves ?? []).map(async (m) => ({
-          from: await entryPath(m.from, root),
-          to: await entryPath(m.to, root),
+          from: await entryPath(m.from, root, { workspace }),
+          to: await entryPath(m.to, root, { workspace }),
         })),
       );
       // A rename writes the entries themselves (a link, not its target) besides where the
@@ -139,13 +157,12 @@ export class PermissionGate implements ToolGate {
         command: access.command,
         reads: await canon(access.reads),
         writes,
-        ...(writes.length ? { controlTargets: await controlTargets(root) } : {}),
+        ...(writes.length ? { controlTargets: await controlTargets(root, { workspace }) } : {}),
       };
       extraDirs = await canon(access.extraWriteDirs?.dirs);
     } catch (error) {
       return finish(
         "deny",
-        false,
         undefined,
         `Permission denied: cannot resolve the paths of ${tool.name} (${
           (error as Error).message
@@ -157,30 +174,30 @@ export class PermissionGate implements ToolGate {
     for (const path of call.reads) {
       const by = scope.forbiddenBy(path, recursive);
       if (by) {
-        return finish("deny", false, "[sandbox].forbid_read", forbidMessage(call, path, by, root));
+        return finish("deny", "[sandbox].forbid_read", forbidMessage(call, { path, by, root }));
       }
     }
     for (const path of call.writes) {
       const by = scope.forbiddenBy(path, false);
       if (by) {
-        return finish("deny", false, "[sandbox].forbid_read", forbidMessage(call, path, by, root));
+        return finish("deny", "[sandbox].forbid_read", forbidMessage(call, { path, by, root }));
       }
     }
 
     for (const move of moves) {
-      const violation = await moveViolation({ ...move, policy, scope, signal: opts.signal });
+      const violation = await moveViolation({ ...move, policy, scope, signal, workspace });
       if (violation) {
-        return finish("deny", false, violation.rule, moveDeniedMessage(call, violation, root));
+        return finish("deny", violation.rule, moveDeniedMessage(call, violation, root));
       }
     }
 
     const verdict = policy.decide(call);
     if (verdict.decision === "deny") {
-      return finish("deny", false, verdict.rule, denyMessage(verdict, call, preset, root));
+      return finish("deny", verdict.rule, denyMessage({ verdict, call, preset, root }));
     }
     const control = verdict.source === "control";
     if (control && !this.#opts.broker) {
-      return finish("ask", false, verdict.rule, headlessAskMessage(verdict, call, preset, root));
+      return finish("ask", verdict.rule, headlessAskMessage({ verdict, call, preset, root }));
     }
     let decision: PermissionDecision = verdict.decision;
     let rule = verdict.rule;
@@ -203,7 +220,6 @@ export class PermissionGate implements ToolGate {
     if (bashDirs.length && preset.strict) {
       return finish(
         "deny",
-        false,
         `${preset.name} mode`,
         `Permission denied: the ${preset.name} permission mode cannot extend the write scope ` +
           `(additional_write_dirs ${bashDirs.join(", ")}); run the command without them.`,
@@ -215,13 +231,12 @@ export class PermissionGate implements ToolGate {
       if (!broker) {
         return finish(
           "ask",
-          false,
           rule,
-          headlessScopeMessage(call, scopeDirs, scope.roots(), root),
+          headlessScopeMessage({ call, dirs: scopeDirs, roots: scope.roots(), root }),
         );
       }
       const justification = access.extraWriteDirs?.justification?.trim();
-      const choice = await this.#ask(broker, emit, opts.signal, {
+      const choice = await this.#ask(broker, { emit, signal }, {
         kind: "write_scope",
         tool: tool.name,
         summary: `${describeCall(call, root)} wants to write outside the writable roots: ${
@@ -236,24 +251,24 @@ export class PermissionGate implements ToolGate {
         sessionScope: `write access to ${scopeDirs.join(", ")} for this session`,
       });
       if (choice === "deny") {
-        return finish("ask", false, rule, userDeniedMessage(call, root));
+        return finish("ask", rule, userDeniedMessage(call, root));
       }
       for (const dir of scopeDirs) {
         if (choice === "session") scope.grantSession(dir);
         else if (bashDirs.includes(dir)) scope.grantOnce(dir);
       }
       // One prompt covers both: whoever approved the wider scope saw the call.
-      return finish("ask", true, rule ?? "write scope approved");
+      return finish("ask", rule ?? "write scope approved");
     }
 
-    if (decision === "allow") return finish(verdict.decision, true, rule);
+    if (decision === "allow") return finish(verdict.decision, rule);
 
     const broker = this.#opts.broker;
     if (!broker) {
-      return finish("ask", false, rule, headlessAskMessage(verdict, call, preset, root));
+      return finish("ask", rule, headlessAskMessage({ verdict, call, preset, root }));
     }
     const sessionScope = this.#sessionScope(call, verdict);
-    const choice = await this.#ask(broker, emit, opts.signal, {
+    const choice = await this.#ask(broker, { emit, signal }, {
       kind: "tool",
       tool: tool.name,
       summary: describeCall(call, root),
@@ -264,20 +279,28 @@ export class PermissionGate implements ToolGate {
       ].filter(Boolean).join("\n"),
       sessionScope: sessionScope.label,
     });
-    if (choice === "deny") return finish("ask", false, rule, userDeniedMessage(call, root));
+    if (choice === "deny") return finish("ask", rule, userDeniedMessage(call, root));
     if (choice === "session") sessionScope.grant();
-    return finish("ask", true, rule);
+    return finish("ask", rule);
   }
 
   async #ask(
     broker: ApprovalBroker,
-    emit: Emit,
-    signal: AbortSignal,
+    { emit, signal }: { emit: Emit; signal: AbortSignal },
     req: Omit<ApprovalRequest, "id">,
   ): Promise<ApprovalChoice> {
-    const request: ApprovalRequest = { id: `approval-${++this.#requests}`, ...req };
-    emit({ type: "approval_request", request });
-    const choice = await broker.request(request, { signal });
+    const request: ApprovalRequest = { id: `approval-${++this.#grants.requests}`, ...req };
+    // Asked before the event goes out, so a front end may answer while handling the event.
+    const answer = broker.request(request, { signal });
+    const answerable = broker.answer?.bind(broker);
+    emit({
+      type: "approval_request",
+      request,
+      ...(answerable
+        ? { respond: (choice: ApprovalChoice) => answerable(request.id, choice) }
+        : {}),
+    });
+    const choice = await answer;
     emit({ type: "approval_answer", id: request.id, choice });
     return choice;
   }
@@ -325,7 +348,10 @@ export class PermissionGate implements ToolGate {
   }
 }
 
-function forbidMessage(call: PolicyCall, path: string, by: string, root: string): string {
+function forbidMessage(
+  call: PolicyCall,
+  { path, by, root }: { path: string; by: string; root: string },
+): string {
   return `Permission denied: ${call.tool} would access ${shownPath(path, root)}, and ${by} is ` +
     `in [sandbox].forbid_read${
       path === by || isWithin(by, path) ? "" : " (it lies inside the directory searched)"

@@ -77,13 +77,16 @@ function suggestedPathRule(family: string, path: string, root: string): string {
   return `${family === "Write" ? "Edit" : family}(${pattern})`;
 }
 
+/** A policy verdict on a call, with what its messages name: the mode and the workspace root. */
+export interface VerdictMessageInput {
+  verdict: Verdict;
+  call: PolicyCall;
+  preset: Preset;
+  root: string;
+}
+
 /** Why a deny verdict refused the call. */
-export function denyMessage(
-  verdict: Verdict,
-  call: PolicyCall,
-  preset: Preset,
-  root: string,
-): string {
+export function denyMessage({ verdict, call, preset, root }: VerdictMessageInput): string {
   const what = describeCall(call, root);
   if (verdict.source === "deny" && verdict.note) {
     return `Permission denied: ${what} cannot be checked: ${verdict.note}. Deny rules fail ` +
@@ -104,10 +107,7 @@ export function denyMessage(
 
 /** What would let a headless run do a call the policy wants to ask about. */
 export function headlessAskMessage(
-  verdict: Verdict,
-  call: PolicyCall,
-  preset: Preset,
-  root: string,
+  { verdict, call, preset, root }: VerdictMessageInput,
 ): string {
   const head = `Not run: ${describeCall(call, root)} needs approval in the "${preset.name}" ` +
     `permission mode, and this run has no one to ask (headless runs and subagents fail closed).`;
@@ -159,12 +159,15 @@ export function headlessAskMessage(
 }
 
 /** Why a headless run cannot write outside the writable roots. */
-export function headlessScopeMessage(
-  call: PolicyCall,
-  dirs: readonly string[],
-  roots: readonly string[],
-  root: string,
-): string {
+export function headlessScopeMessage(opts: {
+  call: PolicyCall;
+  /** The directories the call would write to outside the roots. */
+  dirs: readonly string[];
+  /** The writable roots. */
+  roots: readonly string[];
+  root: string;
+}): string {
+  const { call, dirs, roots, root } = opts;
   return `Not run: ${describeCall(call, root)} would write outside the writable roots ` +
     `(${roots.join(", ")}), and this run cannot ask to extend them (headless runs and ` +
     `subagents fail closed). To allow it, add ${

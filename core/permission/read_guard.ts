@@ -12,6 +12,9 @@
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { ReadGuard } from "../../tools/types.ts";
 import { isWithin } from "../../tools/paths.ts";
+import { isNotFound } from "../../tools/workspace/errors.ts";
+import { localWorkspace } from "../../tools/workspace/local.ts";
+import type { FileInfo, Workspace } from "../../tools/workspace/types.ts";
 import { canonicalPath, type WriteScope } from "./confine.ts";
 import type { Policy } from "./policy.ts";
 
@@ -25,14 +28,17 @@ export const MAX_MOVE_SCAN = 10_000;
 export class PermissionReadGuard implements ReadGuard {
   readonly #policy: Policy;
   readonly #scope: WriteScope;
+  readonly #workspace: Workspace | undefined;
 
-  constructor(policy: Policy, scope: WriteScope) {
+  /** `opts.workspace`: where the paths are resolved; default this machine. */
+  constructor(policy: Policy, scope: WriteScope, opts: { workspace?: Workspace } = {}) {
     this.#policy = policy;
     this.#scope = scope;
+    this.#workspace = opts.workspace;
   }
 
   canonical(path: string): Promise<string> {
-    return canonicalPath(path);
+    return canonicalPath(path, { workspace: this.#workspace });
   }
 
   blocked(path: string, family: string): string | undefined {
@@ -47,11 +53,15 @@ export class PermissionReadGuard implements ReadGuard {
  * Where the entry `path` itself is (absolute, or relative to `base`): its folder resolved
  * through symlinks, its own name kept. A rename moves a link, not what it points at.
  */
-export async function entryPath(path: string, base: string): Promise<string> {
+export async function entryPath(
+  path: string,
+  base: string,
+  opts: { workspace?: Workspace } = {},
+): Promise<string> {
   const absolute = resolve(base, path);
   const parent = dirname(absolute);
   if (parent === absolute) return absolute;
-  return join(await canonicalPath(parent), basename(absolute));
+  return join(await canonicalPath(parent, opts), basename(absolute));
 }
 
 /** Why a move may not run, for the permission event and the message. */
@@ -80,8 +90,11 @@ export async function moveViolation(opts: {
   signal?: AbortSignal;
   /** Entries checked at most; default {@linkcode MAX_MOVE_SCAN}. */
   limit?: number;
+  /** Where the tree is; default this machine. */
+  workspace?: Workspace;
 }): Promise<MoveViolation | undefined> {
   const { from, to, policy, scope } = opts;
+  const ws = opts.workspace ?? localWorkspace();
   const forbid = scope.forbiddenBy(from, true);
   if (forbid) return { path: forbid, rule: "[sandbox].forbid_read", kind: "forbid_read" };
   for (const { rule, anchor } of policy.readRuleAnchors()) {
@@ -111,17 +124,17 @@ export async function moveViolation(opts: {
     }
     const found = check(path);
     if (found) return found;
-    let info: Deno.FileInfo;
+    let info: FileInfo;
     try {
-      info = await Deno.lstat(path);
+      info = await ws.lstat(path);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return undefined;
+      if (isNotFound(error)) return undefined;
       return { path, rule: "read rules", kind: "unreadable" };
     }
     if (!info.isDirectory) return undefined;
     const names: string[] = [];
     try {
-      for await (const entry of Deno.readDir(path)) names.push(entry.name);
+      for await (const entry of ws.readDir(path)) names.push(entry.name);
     } catch {
       return { path, rule: "read rules", kind: "unreadable" };
     }

@@ -135,7 +135,12 @@ function globPrefix(body: string): { words: string[]; partial: boolean } | undef
   }
 }
 
-function pathRule(text: string, name: string, spec: string, home: string | undefined): Rule {
+/** The rule `text`, written `name(spec)` for a path family; `home` expands a leading `~`. */
+function pathRule(
+  text: string,
+  { name, spec }: { name: string; spec: string },
+  home: string | undefined,
+): Rule {
   let pattern = spec.trim();
   if (pattern === "") throw new RangeError(`rule "${text}": empty path pattern`);
   let absolute = false;
@@ -179,7 +184,7 @@ export function parseRule(text: string, opts: { home?: string } = {}): Rule {
     const [, name, body] = spec;
     if (!NAME.test(name)) throw new RangeError(`rule "${text}": invalid tool name "${name}"`);
     if (name === "Bash") return bashRule(text, body);
-    if (PATH_FAMILIES.has(name)) return pathRule(text, name, body, opts.home);
+    if (PATH_FAMILIES.has(name)) return pathRule(text, { name, spec: body }, opts.home);
     if (body.trim() === "") throw new RangeError(`rule "${text}": empty specifier`);
     return { kind: "specifier", text, name, pattern: starPattern(body.trim()) };
   }

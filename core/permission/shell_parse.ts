@@ -354,7 +354,7 @@ class Parser {
       const redirect = this.#matchOp(REDIRECT_OPS);
       if (redirect) {
         this.pos += redirect.length;
-        this.#readRedirect(cmd, redirect, undefined, heredocs);
+        this.#readRedirect(cmd, { op: redirect }, heredocs);
         continue;
       }
 
@@ -363,7 +363,7 @@ class Parser {
         const op = this.#matchOp(REDIRECT_OPS);
         if (op) {
           this.pos += op.length;
-          this.#readRedirect(cmd, op, word.raw, heredocs);
+          this.#readRedirect(cmd, { op, fd: word.raw }, heredocs);
           continue;
         }
       }
@@ -809,10 +809,10 @@ class Parser {
     return this.#readWord();
   }
 
+  /** Reads the target of redirection `op` (on descriptor `fd`, when one was written). */
   #readRedirect(
     cmd: SimpleCommand,
-    op: string,
-    fd: string | undefined,
+    { op, fd }: { op: string; fd?: string },
     heredocs: { delim: string; strip: boolean; expand: boolean }[],
   ): void {
     const target = this.#skipBlanksAndRead();
@@ -1127,22 +1127,7 @@ class Parser {
 
   /** Scans a subscript from after `[` to its `]`; returns the index after it. */
   #scanSubscript(from: number): number {
-    const src = this.#src;
-    this.pos = from;
-    let depth = 0;
-    while (this.pos < src.length) {
-      const c = src[this.pos];
-      if (c === "]" && depth === 0) return this.pos + 1;
-      if (c === "[") depth++;
-      if (c === "]") depth--;
-      if (c === "$" || c === "`" || c === "'" || c === '"' || c === "\\") {
-        this.#readWordPiece();
-        continue;
-      }
-      this.pos++;
-    }
-    this.#out.complete = false;
-    return src.length;
+    return this.#scanNested(from, "[", "]");
   }
 
   /** Scans arithmetic text from `from` to the matching `))`; substitutions inside still run. */
@@ -1177,14 +1162,22 @@ class Parser {
 
   /** Skips a balanced `(…)` from after the `(`; returns the index after `)`. */
   #skipBalanced(from: number): number {
+    return this.#scanNested(from, "(", ")");
+  }
+
+  /**
+   * Scans from after an `open` to its matching `close`, reading quotes and substitutions as
+   * word pieces so what they run is still seen; returns the index after `close`.
+   */
+  #scanNested(from: number, open: string, close: string): number {
     const src = this.#src;
     this.pos = from;
     let depth = 0;
     while (this.pos < src.length) {
       const c = src[this.pos];
-      if (c === ")" && depth === 0) return this.pos + 1;
-      if (c === "(") depth++;
-      if (c === ")") depth--;
+      if (c === close && depth === 0) return this.pos + 1;
+      if (c === open) depth++;
+      if (c === close) depth--;
       if (c === "$" || c === "`" || c === "'" || c === '"' || c === "\\") {
         this.#readWordPiece();
         continue;

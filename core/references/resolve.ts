@@ -35,8 +35,7 @@ type Outcome = { attachment: Attachment } | { notice: string } | undefined;
 
 async function resolveResource(
   ref: string,
-  server: string,
-  uri: string,
+  { server, uri }: { server: string; uri: string },
   opts: ResolveOptions,
 ): Promise<Outcome> {
   const max = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
@@ -68,8 +67,7 @@ function truncateUtf8(text: string, maxBytes: number): string {
 
 async function resolvePath(
   ref: string,
-  absolute: string,
-  info: Deno.FileInfo,
+  { absolute, info }: { absolute: string; info: Deno.FileInfo },
   opts: ResolveOptions,
 ): Promise<Outcome> {
   const path = displayPath(opts.root, absolute);
@@ -121,11 +119,11 @@ async function resolveTarget(
   for (const target of candidates) {
     const resource = splitResourceTarget(target);
     if (resource && opts.mcp?.hasServer(resource.server)) {
-      return await resolveResource(target, resource.server, resource.uri, opts);
+      return await resolveResource(target, resource, opts);
     }
     const absolute = resolve(opts.root, target);
     const info = await statOrUndefined(absolute);
-    if (info) return await resolvePath(target, absolute, info, opts);
+    if (info) return await resolvePath(target, { absolute, info }, opts);
   }
   return undefined;
 }

@@ -180,14 +180,14 @@ function label(source: McpDeclarationSource): string {
  * Reads `[[mcp.servers]]` from a parsed TOML document. Invalid entries are skipped with a
  * warning; a name declared twice in one file keeps the first. A name that would make
  * permission rules ambiguous ({@link ambiguousServerName}) throws {@link McpConfigFileError};
- * `text`, the document's source, lets the error name its line.
+ * `doc.text`, the document's source, lets the error name its line.
  */
 export function serversFromToml(
-  root: unknown,
+  doc: { root: unknown; text?: string },
   source: McpDeclarationSource,
   warnings: string[],
-  text?: string,
 ): McpServerDeclaration[] {
+  const { root, text } = doc;
   if (!isTable(root) || root.mcp === undefined) return [];
   if (!isTable(root.mcp)) {
     warnings.push(`${label(source)}: [mcp] must be a table; ignored`);
@@ -205,8 +205,7 @@ export function serversFromToml(
   return collect(
     list.map((entry, i) => ({ entry, where: `[[mcp.servers]] #${i + 1}` })),
     source,
-    warnings,
-    text,
+    { warnings, text },
   );
 }
 
@@ -235,8 +234,7 @@ function lineOf(text: string | undefined, name: string): number | undefined {
 function collect(
   items: { entry: unknown; where: string; name?: string }[],
   source: McpDeclarationSource,
-  warnings: string[],
-  text?: string,
+  { warnings, text }: { warnings: string[]; text?: string },
 ): McpServerDeclaration[] {
   const out: McpServerDeclaration[] = [];
   for (const { entry, where } of items) {
@@ -304,8 +302,7 @@ export function serversFromMcpJson(
       where: `"${name}"`,
     })),
     source,
-    warnings,
-    text,
+    { warnings, text },
   );
 }
 
@@ -390,7 +387,7 @@ export async function loadMcpDeclarations(
       warnings.push(`${(error as Error).message.split("\n")[0]}; MCP servers not read`);
       continue;
     }
-    set[kind] = serversFromToml(root, { kind, file: files[kind] }, warnings, text);
+    set[kind] = serversFromToml({ root, text }, { kind, file: files[kind] }, warnings);
   }
   const json = await readDeclarationFile(files.mcp_json);
   if (json !== undefined) {

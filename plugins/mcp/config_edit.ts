@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from "node:util";
 import { applyEdits, type Edit, type Node, parseTree } from "jsonc-parser";
 import { parse } from "smol-toml";
 import type { McpServerDeclaration, McpSourceKind } from "./types.ts";
-import { replaceFile } from "../../tools/builtin/fs_util.ts";
+import { replaceFile } from "../../tools/fs/mod.ts";
 import {
   DECLARATION_SETTINGS,
   McpConfigFileError,
@@ -292,7 +292,11 @@ function propertyOf(object: Node, key: string): Node | undefined {
  * The one edit that sets `key` of `object` to `value` (or removes it), laid out like its
  * neighbours; the text around it is left as it is.
  */
-function propertyEdit(text: string, object: Node, key: string, value: unknown): Edit | undefined {
+function propertyEdit(
+  text: string,
+  object: Node,
+  { key, value }: { key: string; value: unknown },
+): Edit | undefined {
   const props = object.children ?? [];
   const prop = propertyOf(object, key);
   const open = object.offset + 1;
@@ -360,8 +364,8 @@ async function editJson(
   const tree = parseTree(original, [], { disallowComments: true, allowTrailingComma: false });
   const serversNode = tree && propertyOf(tree, "mcpServers")?.children?.[1];
   const edit = serversNode
-    ? propertyEdit(original, serversNode, name, entry)
-    : tree && propertyEdit(original, tree, "mcpServers", { [name]: entry });
+    ? propertyEdit(original, serversNode, { key: name, value: entry })
+    : tree && propertyEdit(original, tree, { key: "mcpServers", value: { [name]: entry } });
   if (!edit) throw new ConfigEditError(file, `the entry of "${name}" cannot be found`);
   const text = applyEdits(original, [edit]);
   const expected = { ...(servers as Table | undefined) };

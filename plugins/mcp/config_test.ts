@@ -36,13 +36,15 @@ Deno.test("[[mcp.servers]] infers the transport and reads streamable-http as htt
   const warnings: string[] = [];
   const servers = serversFromToml(
     {
-      mcp: {
-        servers: [
-          { name: "a", command: "npx", args: ["-y", "pkg"] },
-          { name: "b", url: "https://x.example/mcp" },
-          { name: "c", type: "streamable-http", url: "https://y.example/mcp" },
-          { name: "d", type: "sse", url: "https://z.example/sse" },
-        ],
+      root: {
+        mcp: {
+          servers: [
+            { name: "a", command: "npx", args: ["-y", "pkg"] },
+            { name: "b", url: "https://x.example/mcp" },
+            { name: "c", type: "streamable-http", url: "https://y.example/mcp" },
+            { name: "d", type: "sse", url: "https://z.example/sse" },
+          ],
+        },
       },
     },
     USER,
@@ -61,14 +63,16 @@ Deno.test("an invalid server declaration is skipped with a warning, the others s
   const warnings: string[] = [];
   const servers = serversFromToml(
     {
-      mcp: {
-        servers: [
-          { name: "ok", command: "x" },
-          { name: "bad name", command: "x" },
-          { name: "nourl", type: "http" },
-          { name: "typo", command: "x", comand: "y" },
-          { name: "ok", command: "again" },
-        ],
+      root: {
+        mcp: {
+          servers: [
+            { name: "ok", command: "x" },
+            { name: "bad name", command: "x" },
+            { name: "nourl", type: "http" },
+            { name: "typo", command: "x", comand: "y" },
+            { name: "ok", command: "again" },
+          ],
+        },
       },
     },
     USER,
@@ -150,21 +154,23 @@ Deno.test("${VAR} expands in command, args, env, url and headers; a bad value on
   const set = {
     user: serversFromToml(
       {
-        mcp: {
-          servers: [
-            {
-              name: "a",
-              command: "${BIN}",
-              args: ["--port", "${PORT:-8080}"],
-              env: { TOKEN: "${TOKEN}" },
-            },
-            {
-              name: "b",
-              url: "https://${HOST}/mcp",
-              headers: { Authorization: "Bearer ${TOKEN}" },
-            },
-            { name: "c", url: "https://${MISSING}/mcp" },
-          ],
+        root: {
+          mcp: {
+            servers: [
+              {
+                name: "a",
+                command: "${BIN}",
+                args: ["--port", "${PORT:-8080}"],
+                env: { TOKEN: "${TOKEN}" },
+              },
+              {
+                name: "b",
+                url: "https://${HOST}/mcp",
+                headers: { Authorization: "Bearer ${TOKEN}" },
+              },
+              { name: "c", url: "https://${MISSING}/mcp" },
+            ],
+          },
         },
       },
       USER,
@@ -198,11 +204,13 @@ Deno.test("browser-like names default to serial; explicit concurrency wins", () 
   const set = {
     user: serversFromToml(
       {
-        mcp: {
-          servers: [
-            { name: "playwright", command: "x", concurrency: "parallel" },
-            { name: "db", command: "x", concurrency: "serial", startup_timeout_seconds: 5 },
-          ],
+        root: {
+          mcp: {
+            servers: [
+              { name: "playwright", command: "x", concurrency: "parallel" },
+              { name: "db", command: "x", concurrency: "serial", startup_timeout_seconds: 5 },
+            ],
+          },
         },
       },
       USER,
@@ -325,8 +333,12 @@ Deno.test("a server name that would make permission rules ambiguous is an error 
 Deno.test("sandbox = false is honoured in the user config only", () => {
   const warnings: string[] = [];
   const decl = { mcp: { servers: [{ name: "s", command: "x", sandbox: false }] } };
-  const [user] = serversFromToml(decl, USER, warnings);
-  const [proj] = serversFromToml(decl, { kind: "project", file: "/p/reasonix.toml" }, warnings);
+  const [user] = serversFromToml({ root: decl }, USER, warnings);
+  const [proj] = serversFromToml(
+    { root: decl },
+    { kind: "project", file: "/p/reasonix.toml" },
+    warnings,
+  );
   assert.equal(user.sandbox, false);
   assert.equal(proj.sandbox, undefined);
   assert.match(

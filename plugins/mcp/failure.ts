@@ -18,11 +18,14 @@ export class McpUnavailableError extends ReasonixError {
   readonly server: string;
   readonly errorClass: McpErrorClass;
 
-  constructor(server: string, errorClass: McpErrorClass, message: string, options?: ErrorOptions) {
-    super("mcp_unavailable", message, options);
+  constructor(
+    message: string,
+    options: ErrorOptions & { server: string; errorClass: McpErrorClass },
+  ) {
+    super("mcp_unavailable", message, { cause: options.cause });
     this.name = "McpUnavailableError";
-    this.server = server;
-    this.errorClass = errorClass;
+    this.server = options.server;
+    this.errorClass = options.errorClass;
   }
 }
 

@@ -63,6 +63,25 @@ export const DIRECT_TOOL_BUDGET: { tools: number; bytes: number } = {
   bytes: 64 * 1024,
 };
 
+/** One tool call through {@linkcode McpHost.callTool}. */
+export interface McpToolRequest extends Omit<CallOptions, "timeoutMs"> {
+  server: string;
+  /** The tool's name on the server. */
+  tool: string;
+  args: Record<string, unknown>;
+  /** Default: the host's call timeout. */
+  timeoutMs?: number;
+}
+
+/** One prompt rendering through {@linkcode McpHost.getPrompt}. */
+export interface McpPromptRequest {
+  server: string;
+  /** The prompt's name on the server. */
+  prompt: string;
+  args: Record<string, string>;
+  signal?: AbortSignal;
+}
+
 /** The host. */
 export class McpHost {
   readonly #supervisors = new Map<string, ServerSupervisor>();
@@ -226,18 +245,17 @@ export class McpHost {
   #supervisor(server: string): ServerSupervisor {
     const supervisor = this.#supervisors.get(server);
     if (!supervisor) {
-      throw new McpUnavailableError(server, "config", `no MCP server is named "${server}"`);
+      throw new McpUnavailableError(`no MCP server is named "${server}"`, {
+        server,
+        errorClass: "config",
+      });
     }
     return supervisor;
   }
 
   /** Calls a tool by its MCP name. Failures throw (the adapters turn them into results). */
-  callTool(
-    server: string,
-    tool: string,
-    args: Record<string, unknown>,
-    opts: Omit<CallOptions, "timeoutMs"> & { timeoutMs?: number },
-  ): Promise<CallToolResult> {
+  callTool(request: McpToolRequest): Promise<CallToolResult> {
+    const { server, tool, args, ...opts } = request;
     return this.#supervisor(server).callTool(tool, args, {
       ...opts,
       timeoutMs: opts.timeoutMs ?? this.#opts.callTimeoutMs,
@@ -291,12 +309,8 @@ export class McpHost {
   }
 
   /** Renders a prompt with its arguments. */
-  async getPrompt(
-    server: string,
-    prompt: string,
-    args: Record<string, string>,
-    opts: { signal?: AbortSignal } = {},
-  ): Promise<McpPromptResult> {
+  async getPrompt(request: McpPromptRequest): Promise<McpPromptResult> {
+    const { server, prompt, args, ...opts } = request;
     const result = await this.#supervisor(server).request(
       (s) =>
         s.client.getPrompt({ name: prompt, arguments: args }, {
@@ -365,7 +379,12 @@ export class McpHost {
   ): Promise<void> {
     const supervisor = this.#supervisor(server);
     const spec = supervisor.spec;
-    if (!spec) throw new McpUnavailableError(server, "config", supervisor.unavailableReason());
+    if (!spec) {
+      throw new McpUnavailableError(supervisor.unavailableReason(), {
+        server,
+        errorClass: "config",
+      });
+    }
     if (spec.transport === "stdio") {
       throw new TypeError(`MCP server "${server}" runs over stdio; OAuth is for HTTP servers`);
     }

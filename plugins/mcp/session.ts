@@ -385,12 +385,11 @@ export async function openSession(
             finishedAuthOn = built;
             continue;
           }
-          throw new McpUnavailableError(
-            spec.name,
-            "auth_required",
-            `MCP server "${spec.name}" needs authorization`,
-            { cause: error },
-          );
+          throw new McpUnavailableError(`MCP server "${spec.name}" needs authorization`, {
+            server: spec.name,
+            errorClass: "auth_required",
+            cause: error,
+          });
         }
         throw error;
       }

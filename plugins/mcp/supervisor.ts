@@ -43,11 +43,9 @@ const AUTH_RETRIES = 3;
 export class McpConnectionLostError extends McpUnavailableError {
   constructor(server: string, cause: unknown) {
     super(
-      server,
-      "connection_closed",
       `the connection to MCP server "${server}" broke during the call; the call may or may ` +
         "not have run and was not retried. The server is reconnecting.",
-      { cause },
+      { server, errorClass: "connection_closed", cause },
     );
     this.name = "McpConnectionLostError";
   }
@@ -176,13 +174,24 @@ export class ServerSupervisor {
    */
   async ready(opts: RequestOptions = {}): Promise<Session> {
     const spec = this.entry.spec;
-    if (!spec) throw new McpUnavailableError(this.name, "config", this.unavailableReason());
+    if (!spec) {
+      throw new McpUnavailableError(this.unavailableReason(), {
+        server: this.name,
+        errorClass: "config",
+      });
+    }
     if (this.#closed) {
-      throw new McpUnavailableError(this.name, "connection_closed", `MCP host is closed`);
+      throw new McpUnavailableError(`MCP host is closed`, {
+        server: this.name,
+        errorClass: "connection_closed",
+      });
     }
     if (this.#session) return this.#session;
     if (this.#phase === "needs_auth") {
-      throw new McpUnavailableError(this.name, "auth_required", this.unavailableReason());
+      throw new McpUnavailableError(this.unavailableReason(), {
+        server: this.name,
+        errorClass: "auth_required",
+      });
     }
     if (!this.#opening && !this.#looping) this.#open("start").catch(() => {});
     const bound = AbortSignal.timeout(spec.startupTimeoutMs);
@@ -193,9 +202,8 @@ export class ServerSupervisor {
       if (opts.signal?.aborted) throw opts.signal.reason;
       if (bound.aborted) {
         throw new McpUnavailableError(
-          this.name,
-          "startup_timeout",
           `MCP server "${this.name}" is not ready after ${spec.startupTimeoutMs / 1000}s`,
+          { server: this.name, errorClass: "startup_timeout" },
         );
       }
       throw error;
@@ -247,7 +255,9 @@ export class ServerSupervisor {
             continue;
           }
           this.#fail(session.generation, { errorClass: "auth_required" }, "needs_auth");
-          throw new McpUnavailableError(this.name, "auth_required", this.unavailableReason(), {
+          throw new McpUnavailableError(this.unavailableReason(), {
+            server: this.name,
+            errorClass: "auth_required",
             cause: error,
           });
         }
@@ -302,7 +312,10 @@ export class ServerSupervisor {
       (session) => {
         if (generation !== this.#generation || this.#closed) {
           session.close({ terminate: true }).catch(() => {});
-          throw new McpUnavailableError(this.name, "connection_closed", "superseded");
+          throw new McpUnavailableError("superseded", {
+            server: this.name,
+            errorClass: "connection_closed",
+          });
         }
         if (this.#published) this.#reconnects++;
         this.#published = true;
@@ -345,7 +358,10 @@ export class ServerSupervisor {
     this.#phase = phase;
     this.#error = error;
     this.#notify();
-    const failure = new McpUnavailableError(this.name, error.errorClass, this.unavailableReason());
+    const failure = new McpUnavailableError(this.unavailableReason(), {
+      server: this.name,
+      errorClass: error.errorClass,
+    });
     for (const w of this.#waiters) w.reject(failure);
     this.#waiters.clear();
   }
@@ -416,12 +432,19 @@ export class ServerSupervisor {
     if (this.#closed) return;
     this.#closed = true;
     this.#generation++;
-    this.#lifetime.abort(new McpUnavailableError(this.name, "connection_closed", "closed"));
+    this.#lifetime.abort(
+      new McpUnavailableError("closed", { server: this.name, errorClass: "connection_closed" }),
+    );
     const session = this.#session;
     this.#session = undefined;
     this.#phase = "closed";
     for (const w of this.#waiters) {
-      w.reject(new McpUnavailableError(this.name, "connection_closed", "MCP host closed"));
+      w.reject(
+        new McpUnavailableError("MCP host closed", {
+          server: this.name,
+          errorClass: "connection_closed",
+        }),
+      );
     }
     this.#waiters.clear();
     await session?.close({ terminate: true });
@@ -431,7 +454,12 @@ export class ServerSupervisor {
   /** Restarts from scratch (after an authorization, or on request). */
   restart(): Promise<Session> {
     if (!this.entry.spec) {
-      return Promise.reject(new McpUnavailableError(this.name, "config", this.unavailableReason()));
+      return Promise.reject(
+        new McpUnavailableError(this.unavailableReason(), {
+          server: this.name,
+          errorClass: "config",
+        }),
+      );
     }
     return this.#open(this.#published ? "reconnect" : "start");
   }

@@ -44,39 +44,53 @@ export function isReadOnly(info: McpToolInfo): boolean {
   return info.annotations?.readOnlyHint === true;
 }
 
-function failure(server: string, tool: string, error: unknown, opts: AdapterOptions): ToolResult {
-  if (error instanceof McpUnavailableError) return { content: error.message, isError: true };
+/** One call {@linkcode runMcpTool} makes. */
+export interface McpToolCall extends AdapterOptions {
+  supervisor: ServerSupervisor;
+  /** The tool's name on the server. */
+  tool: string;
+  args: Record<string, unknown>;
+}
+
+function failure(error: unknown, { supervisor, tool, callTimeoutMs }: McpToolCall): ToolResult {
+  const server = supervisor.name;
+  if (error instanceof McpUnavailableError) {
+    return { content: error.message, isError: true, code: "unavailable" };
+  }
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return {
       content: `MCP tool ${tool} of server "${server}" timed out after ${
-        Math.round(opts.callTimeoutMs / 1000)
+        Math.round(callTimeoutMs / 1000)
       }s.`,
       isError: true,
+      code: "timeout",
     };
   }
   const message = stripControl((error as Error)?.message ?? String(error));
   return {
     content: `MCP tool ${stripControl(tool)} of server "${server}" failed: ${message}`,
     isError: true,
+    code: "failed",
   };
 }
 
-/** Runs one call of `tool` on the supervised server. Throws only when the turn was aborted. */
+/** Runs one call of a tool on the supervised server. Throws only when the turn was aborted. */
 export async function runMcpTool(
-  supervisor: ServerSupervisor,
-  tool: string,
-  args: Record<string, unknown>,
+  call: McpToolCall,
   ctx: Pick<ToolContext, "signal" | "progress">,
-  opts: AdapterOptions,
 ): Promise<ToolResult> {
+  const { supervisor, tool, args } = call;
   try {
     const result = await supervisor.callTool(tool, args, {
       signal: ctx.signal,
-      timeoutMs: opts.callTimeoutMs,
+      timeoutMs: call.callTimeoutMs,
       onProgress: (p) => ctx.progress(formatProgress(p)),
     });
     const out: ToolResult = { content: toolResultText(result) };
-    if (result.isError) out.isError = true;
+    if (result.isError) {
+      out.isError = true;
+      out.code = "failed";
+    }
     out.meta = { mcp: { server: supervisor.name, tool } };
     if (result.structuredContent !== undefined) {
       out.meta.structuredContent = result.structuredContent;
@@ -84,7 +98,7 @@ export async function runMcpTool(
     return out;
   } catch (error) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? error;
-    return failure(supervisor.name, tool, error, opts);
+    return failure(error, call);
   }
 }
 
@@ -102,7 +116,7 @@ export function mcpTool(
     schema: schemaOf(info),
     readOnly,
     access: () => ({ rule: name, readOnly }),
-    execute: (args, ctx) => runMcpTool(supervisor, info.name, args, ctx, opts),
+    execute: (args, ctx) => runMcpTool({ ...opts, supervisor, tool: info.name, args }, ctx),
   };
 }
 
@@ -120,6 +134,6 @@ export function mcpCapability(
     readOnly,
     destructive: !readOnly && info.annotations?.destructiveHint === true,
     rule: mcpToolName(supervisor.name, info.name),
-    invoke: (args, ctx) => runMcpTool(supervisor, info.name, args, ctx, opts),
+    invoke: (args, ctx) => runMcpTool({ ...opts, supervisor, tool: info.name, args }, ctx),
   };
 }

@@ -1,11 +1,8 @@
 /**
- * The `anthropic` provider kind (Anthropic Messages API). Importing this module registers the
- * kind.
+ * The `anthropic` provider kind (Anthropic Messages API). `register.ts` registers it.
  *
  * @module
  */
-import { registerProviderKind } from "../registry.ts";
-import { ANTHROPIC_DESCRIPTOR, createAnthropicProvider } from "./provider.ts";
 export {
   ANTHROPIC_DESCRIPTOR,
   ANTHROPIC_IDLE_TIMEOUT_MS,
@@ -29,4 +26,3 @@ export {
   type MessagesDecodeOptions,
   normalizeAnthropicUsage,
 } from "./stream.ts";
-registerProviderKind("anthropic", createAnthropicProvider, ANTHROPIC_DESCRIPTOR);

@@ -32,9 +32,11 @@ const MIN_THINKING_BUDGET = 1024;
 
 /** The body options for one request: the cap and, when enabled, a valid thinking budget. */
 function bodyOptions(
-  maxTokens: number,
-  thinking: "enabled" | "disabled" | undefined,
-  thinkingBudget: number | undefined,
+  { maxTokens, thinking, thinkingBudget }: {
+    maxTokens: number;
+    thinking: "enabled" | "disabled" | undefined;
+    thinkingBudget: number | undefined;
+  },
   caps: ProviderCapabilities,
 ): AnthropicBodyOptions {
   const options: AnthropicBodyOptions = { maxTokens: Math.max(1, Math.floor(maxTokens)) };
@@ -78,7 +80,11 @@ export class AnthropicProvider extends SseProvider {
       buildBody: (req) =>
         buildMessagesBody(
           req,
-          bodyOptions(req.maxOutputTokens!, thinking, budget as number | undefined, caps),
+          bodyOptions({
+            maxTokens: req.maxOutputTokens!,
+            thinking,
+            thinkingBudget: budget as number | undefined,
+          }, caps),
         ),
       decode: decodeMessagesStream,
     });

@@ -1,7 +1,7 @@
 // The shared robustness tests, run against the fake speaking Chat Completions.
 import { openAiErrorBody } from "../../tests/fake_llm/mod.ts";
 import { providerConformance } from "../../tests/support/provider_conformance.ts";
-import "./mod.ts";
+import "../builtin_kinds.ts";
 
 providerConformance({
   kind: "openai",

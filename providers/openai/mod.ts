@@ -1,12 +1,8 @@
 /**
- * The `openai` provider kind (OpenAI-compatible Chat Completions). Importing this module
- * registers the kind.
+ * The `openai` provider kind (OpenAI-compatible Chat Completions). `register.ts` registers it.
  *
  * @module
  */
-import { registerProviderKind } from "../registry.ts";
-import { createOpenAiProvider } from "./provider.ts";
-
 export { createOpenAiProvider, DEFAULT_IDLE_TIMEOUT_MS, OpenAiProvider } from "./provider.ts";
 export {
   type BodyOptions,
@@ -23,5 +19,3 @@ export {
   normalizeUsage,
   type WireUsage,
 } from "./stream.ts";
-
-registerProviderKind("openai", createOpenAiProvider);

@@ -3,7 +3,7 @@ import { type FakeLlm, type FakeStep, startFakeLlm } from "../../tests/fake_llm/
 import { ContextOverflowError, ProviderError } from "../errors.ts";
 import { createProvider, type ProviderSettings } from "../registry.ts";
 import type { Chunk, Message, ProviderRequest, ToolCall } from "../types.ts";
-import "./mod.ts";
+import "../builtin_kinds.ts";
 
 const KEY = "sk-test-0123456789abcdefSECRET";
 const FAST_RETRY = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20 };

@@ -138,7 +138,7 @@ export function replayFetch(
     const problem = exchange === undefined
       ? `the run made request #${next + 1} but the recording holds only ` +
         `${recording.exchanges.length}`
-      : mismatch(exchange, request, body, opts.strict ?? false);
+      : mismatch(exchange, { request, body }, opts.strict ?? false);
     if (problem !== undefined) {
       const error = new ReplayError(`replay diverged from the recording: ${problem}`);
       opts.onMismatch?.(error);
@@ -175,8 +175,7 @@ export function replayFetch(
 
 function mismatch(
   exchange: Exchange,
-  request: Request,
-  body: string | null,
+  { request, body }: { request: Request; body: string | null },
   strict: boolean,
 ): string | undefined {
   const where = `request #${exchange.n}`;

@@ -6,10 +6,7 @@ import { openRecording, type RecordLine } from "../recording.ts";
 import { createProvider } from "../registry.ts";
 import type { Chunk, Message } from "../types.ts";
 import { parseRecording, ReplayError } from "./reader.ts";
-import "../anthropic/mod.ts";
-import "../openai/mod.ts";
-import "../responses/mod.ts";
-import "./mod.ts";
+import "../builtin_kinds.ts";
 
 const signal = (): AbortSignal => new AbortController().signal;
 const FAST = { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 2 };

@@ -1,11 +1,8 @@
 /**
- * The `responses` provider kind (OpenAI Responses API). Importing this module registers the
- * kind.
+ * The `responses` provider kind (OpenAI Responses API). `register.ts` registers it.
  *
  * @module
  */
-import { registerProviderKind } from "../registry.ts";
-import { createResponsesProvider } from "./provider.ts";
 export {
   createResponsesProvider,
   RESPONSES_IDLE_TIMEOUT_MS,
@@ -25,4 +22,3 @@ export {
   type ResponsesDecodeOptions,
   type ResponsesUsage,
 } from "./stream.ts";
-registerProviderKind("responses", createResponsesProvider, { requiresMaxTokens: false });

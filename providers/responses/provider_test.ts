@@ -11,7 +11,7 @@ import {
 } from "../../tests/support/provider_conformance.ts";
 import { createProvider, type ProviderSettings } from "../registry.ts";
 import type { Message } from "../types.ts";
-import "./mod.ts";
+import "../builtin_kinds.ts";
 
 providerConformance({
   kind: "responses",

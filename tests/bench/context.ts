@@ -6,7 +6,7 @@
  * @module
  */
 import { join } from "node:path";
-import { buildRuntime } from "../../cli/runtime.ts";
+import { openTestAgent } from "../support/host_agent.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import { HistoryIndex } from "../../core/memory/history.ts";
 import { COMPACTION_INSTRUCTION } from "../../core/context/summary.ts";
@@ -66,7 +66,7 @@ export async function longCompactingSession(turns = 300, window = 24_000): Promi
       `default_model = "fake"\n[agent]\nmax_turns = ${turns + 10}\n[[providers]]\nname = "fake"\n` +
         `kind = "openai"\nbase_url = "${fake.url}"\nmodels = ["m"]\ncontext_window = ${window}\n`,
     );
-    const runtime = await buildRuntime({
+    const runtime = await openTestAgent({
       cwd: repo,
       env: { REASONIX_HOME: home, PATH: Deno.env.get("PATH") },
       flags: {},

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildRuntime } from "../../cli/runtime.ts";
+import { openTestAgent } from "../support/host_agent.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import { COMPACTION_INSTRUCTION } from "../../core/context/summary.ts";
 import { readTranscript } from "../../core/store/transcript.ts";
@@ -57,7 +57,7 @@ async function runSession(
       `context_window = ${WINDOW}`,
     ),
   );
-  const runtime = await buildRuntime({
+  const runtime = await openTestAgent({
     cwd: repo,
     env: { REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", PATH: Deno.env.get("PATH") },
     flags: {},

@@ -8,7 +8,7 @@ import { SYSTEM_PROMPT } from "../../core/agent/system_prompt.ts";
 import { decorateUserTurn } from "../../core/agent/system_prompt.ts";
 import { buildRequestBody } from "../../providers/openai/request.ts";
 import { buildMessagesBody } from "../../providers/anthropic/request.ts";
-import { buildRuntime } from "../../cli/runtime.ts";
+import { openTestAgent } from "../support/host_agent.ts";
 
 const DIR = new URL("./snapshots/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -39,13 +39,12 @@ async function offeredRegistry() {
   const home = await Deno.makeTempDir();
   const cwd = await Deno.makeTempDir();
   try {
-    const runtime = await buildRuntime({
+    const runtime = await openTestAgent({
       cwd,
       env: { REASONIX_HOME: home, DEEPSEEK_API_KEY: "sk-golden" },
-      flags: {},
     });
     await runtime.dispose();
-    return runtime.registry;
+    return runtime.agent.registry;
   } finally {
     await Deno.remove(home, { recursive: true });
     await Deno.remove(cwd, { recursive: true });

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { buildRuntime } from "../../cli/runtime.ts";
+import { openTestAgent } from "../support/host_agent.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
@@ -87,7 +87,7 @@ Deno.test("MCP results reach the next request, byte-stable across a late connect
   const fake = await startFakeLlm({ script });
   const repo = await makeRepo({});
   const home = await makeHome(fake.url, server("fast") + server("slow", gate));
-  const runtime = await buildRuntime({
+  const runtime = await openTestAgent({
     cwd: repo,
     env: { REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", PATH: Deno.env.get("PATH") },
     flags: {},
@@ -96,7 +96,7 @@ Deno.test("MCP results reach the next request, byte-stable across a late connect
   });
   const events: AgentEvent[] = [];
   try {
-    assert.equal(runtime.mcp.status().find((s) => s.name === "slow")?.phase, "starting");
+    assert.equal(runtime.host.mcp!.status().find((s) => s.name === "slow")?.phase, "starting");
     for await (
       const event of runtime.agent.run({ text: "use the MCP servers" }, {
         signal: new AbortController().signal,
@@ -106,7 +106,7 @@ Deno.test("MCP results reach the next request, byte-stable across a late connect
     }
     const done = events.at(-1) as Extract<AgentEvent, { type: "done" }>;
     assert.equal(done.status, "completed", JSON.stringify(done.error));
-    const status = Object.fromEntries(runtime.mcp.status().map((s) => [s.name, s]));
+    const status = Object.fromEntries(runtime.host.mcp!.status().map((s) => [s.name, s]));
     assert.equal(status.fast.reconnects, 1);
     assert.equal(status.slow.phase, "ready");
   } finally {

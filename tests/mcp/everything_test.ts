@@ -68,7 +68,11 @@ async function exerciseEverything(host: McpHost, listener: string): Promise<void
 
   // Prompts with arguments, and resources.
   assert.ok(host.findPrompt("/mcp__every__args-prompt"));
-  const prompt = await host.getPrompt("every", "args-prompt", { city: "Paris", state: "TX" });
+  const prompt = await host.getPrompt({
+    server: "every",
+    prompt: "args-prompt",
+    args: { city: "Paris", state: "TX" },
+  });
   assert.deepEqual(prompt.messages, [{ role: "user", text: "What's weather in Paris, TX?" }]);
   const resource = host.resources().find((r) => r.uri.endsWith("architecture.md"))!;
   const read = await host.readReference(resource.reference);

@@ -184,7 +184,7 @@ Deno.test("stored tokens are refreshed through the proxy; the rotated refresh to
       stateDir,
       async (host) => {
         assert.equal(host.status()[0].phase, "ready", JSON.stringify(host.status()));
-        const echo = await host.callTool("secure", "echo", { text: "ok" }, {});
+        const echo = await host.callTool({ server: "secure", tool: "echo", args: { text: "ok" } });
         assert.equal((echo.content[0] as { text: string }).text, "ok");
       },
       { HTTP_PROXY: proxy.origin },
@@ -220,7 +220,8 @@ Deno.test("without stored tokens a protected server reports needs_auth and regis
       const status = host.status()[0];
       assert.equal(status.phase, "needs_auth");
       assert.equal(status.error, "auth_required");
-      const result = await host.callTool("secure", "echo", { text: "x" }, {}).catch((e) => e);
+      const result = await host.callTool({ server: "secure", tool: "echo", args: { text: "x" } })
+        .catch((e) => e);
       assert.match(String(result.message), /reasonix mcp login/);
     });
     assert.equal(as.seen.length, 0);
@@ -263,7 +264,7 @@ Deno.test("reasonix mcp login's flow: registration, PKCE, loopback callback, the
         },
       });
       assert.equal(host.status()[0].phase, "ready");
-      const echo = await host.callTool("secure", "echo", { text: "in" }, {});
+      const echo = await host.callTool({ server: "secure", tool: "echo", args: { text: "in" } });
       assert.equal((echo.content[0] as { text: string }).text, "in");
     });
     assert.equal(opened.length, 1);

@@ -58,7 +58,7 @@ const fixture = (name = "fx", opts: { serial?: boolean; env?: Record<string, str
 
 Deno.test("a stdio server killed with SIGKILL mid-call yields a tool error and a reconnect", async () => {
   await withHost([fixture()], async (host) => {
-    const pid = Number(text(await host.callTool("fx", "pid", {}, {})));
+    const pid = Number(text(await host.callTool({ server: "fx", tool: "pid", args: {} })));
     // Never signal 0 or a negative pid: that would hit this test's whole process group.
     assert.ok(Number.isInteger(pid) && pid > 1, `the fixture's pid tool answered ${pid}`);
     const info = host.tools("fx").find((t) => t.name === "sleep")!;
@@ -75,9 +75,12 @@ Deno.test("a stdio server killed with SIGKILL mid-call yields a tool error and a
     await until(() => host.status()[0].phase === "ready", "the reconnect");
     const status = host.status()[0];
     assert.equal(status.reconnects, 1);
-    const newPid = Number(text(await host.callTool("fx", "pid", {}, {})));
+    const newPid = Number(text(await host.callTool({ server: "fx", tool: "pid", args: {} })));
     assert.notEqual(newPid, pid);
-    assert.equal(text(await host.callTool("fx", "echo", { text: "again" }, {})), "again");
+    assert.equal(
+      text(await host.callTool({ server: "fx", tool: "echo", args: { text: "again" } })),
+      "again",
+    );
   });
 });
 
@@ -96,7 +99,7 @@ Deno.test("tool, prompt and resource lists follow every cursor page", async () =
     assert.deepEqual(host.findPrompt("/mcp__paged__greet")?.arguments, [
       { name: "who", required: true },
     ]);
-    const prompt = await host.getPrompt("paged", "greet", { who: "Ada" });
+    const prompt = await host.getPrompt({ server: "paged", prompt: "greet", args: { who: "Ada" } });
     assert.deepEqual(prompt.messages, [{ role: "user", text: "Hello, Ada!" }]);
     assert.deepEqual(host.resources().map((r) => r.reference), [
       "@paged:fixture://a",
@@ -147,7 +150,9 @@ Deno.test("cancelling a call cancels it on the server", async () => {
     await assert.rejects(pending, (e: unknown) => (e as Error).name === "AbortError");
     let stats = { cancelled: 0 };
     await until(() => {
-      host.callTool("fx", "stats", {}, {}).then((r) => stats = JSON.parse(text(r)));
+      host.callTool({ server: "fx", tool: "stats", args: {} }).then((r) =>
+        stats = JSON.parse(text(r))
+      );
       return stats.cancelled === 1;
     }, "the server-side cancellation");
   });
@@ -164,7 +169,7 @@ Deno.test("a serial server runs one call at a time and a queued call honours can
     controller.abort(new DOMException("Cancelled by the user", "AbortError"));
     await assert.rejects(c, (e: unknown) => (e as Error).name === "AbortError");
     await Promise.all([a, b]);
-    const stats = JSON.parse(text(await host.callTool("fx", "stats", {}, {})));
+    const stats = JSON.parse(text(await host.callTool({ server: "fx", tool: "stats", args: {} })));
     assert.equal(stats.maxInflight, 1);
     // pid-free count: the two sleeps and this stats call; the cancelled one never ran.
     assert.equal(stats.calls, 3);
@@ -175,7 +180,9 @@ Deno.test("roots/list answers the workspace root as a file URI", async () => {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-root-" }));
   try {
     await withHost([fixture()], async (host) => {
-      const roots = JSON.parse(text(await host.callTool("fx", "roots", {}, {})));
+      const roots = JSON.parse(
+        text(await host.callTool({ server: "fx", tool: "roots", args: {} })),
+      );
       assert.equal(roots.length, 1);
       assert.equal(roots[0].uri, new URL(`file://${root}`).href);
     }, { workspaceRoot: root });
@@ -194,7 +201,10 @@ Deno.test("Streamable HTTP: listener before publishing, session id on GET and PO
         assert.equal(status.phase, "ready");
         assert.equal(status.listener, "listening");
         assert.equal(status.protocol, "2025-11-25");
-        assert.equal(text(await host.callTool("web", "echo", { text: "hi" }, {})), "hi");
+        assert.equal(
+          text(await host.callTool({ server: "web", tool: "echo", args: { text: "hi" } })),
+          "hi",
+        );
         const get = server.requests.find((r) => r.method === "GET");
         assert.ok(get?.headers["mcp-session-id"], "the GET listener carries the session id");
         const call = server.requests.find((r) => r.rpc === "tools/call");
@@ -219,7 +229,10 @@ Deno.test("Streamable HTTP: a POST-only server (GET 405) works", async () => {
   try {
     await withHost([httpSpec("web", server.url)], async (host) => {
       assert.equal(host.status()[0].listener, "post_only");
-      assert.equal(text(await host.callTool("web", "echo", { text: "post" }, {})), "post");
+      assert.equal(
+        text(await host.callTool({ server: "web", tool: "echo", args: { text: "post" } })),
+        "post",
+      );
     });
   } finally {
     await server.close();
@@ -232,7 +245,9 @@ Deno.test("an expired session (404) is rebuilt once for concurrent calls, each r
     await withHost([httpSpec("web", server.url)], async (host) => {
       server.expireSessions();
       const results = await Promise.all(
-        ["a", "b", "c"].map((t) => host.callTool("web", "echo", { text: t }, {})),
+        ["a", "b", "c"].map((t) =>
+          host.callTool({ server: "web", tool: "echo", args: { text: t } })
+        ),
       );
       assert.deepEqual(results.map(text), ["a", "b", "c"]);
       const initializes = server.requests.filter((r) => r.rpc === "initialize").length;
@@ -289,7 +304,7 @@ Deno.test("a server that never answers initialize fails after its start-up timeo
       assert.equal(status.phase, "failed");
       assert.equal(status.error, "startup_timeout");
       const started = Date.now();
-      const tool = await host.callTool("mute", "x", {}, {}).catch((e) => e);
+      const tool = await host.callTool({ server: "mute", tool: "x", args: {} }).catch((e) => e);
       assert.match(String(tool?.message), /mute/);
       assert.ok(Date.now() - started < 5_000);
     },
@@ -316,7 +331,9 @@ Deno.test("a tool call whose HTTP stream breaks off fails at once, is not replay
   try {
     await withHost([httpSpec("web", server.url)], async (host) => {
       const started = Date.now();
-      const error = await host.callTool("web", "sleep", { ms: 1 }, {}).catch((e) => e);
+      const error = await host.callTool({ server: "web", tool: "sleep", args: { ms: 1 } }).catch((
+        e,
+      ) => e);
       assert.ok(Date.now() - started < 5_000, "no hang until the call timeout");
       assert.match(String(error?.message), /broke during the call.*not retried/s);
       assert.equal(broken, 1, "never replayed");
@@ -324,7 +341,10 @@ Deno.test("a tool call whose HTTP stream breaks off fails at once, is not replay
         () => host.status()[0].phase === "ready" && host.status()[0].reconnects === 1,
         "the rebuild",
       );
-      assert.equal(text(await host.callTool("web", "echo", { text: "back" }, {})), "back");
+      assert.equal(
+        text(await host.callTool({ server: "web", tool: "echo", args: { text: "back" } })),
+        "back",
+      );
     }, { callTimeoutMs: 60_000 });
   } finally {
     await server.close();
@@ -344,7 +364,7 @@ Deno.test("the call timeout starts once the server is ready; a slow call then ti
     assert.equal(host.status()[0].phase, "starting");
     // Not ready yet: the wait for the start does not count against the 800 ms call timeout.
     const started = Date.now();
-    const echo = await host.callTool("late", "echo", { text: "waited" }, {});
+    const echo = await host.callTool({ server: "late", tool: "echo", args: { text: "waited" } });
     assert.equal(text(echo), "waited");
     assert.ok(Date.now() - started > 800, "the call waited for the start-up");
     const tool = host.directTools().find((t) => t.name === "mcp__late__sleep")!;

@@ -190,7 +190,7 @@ async function main(): Promise<number> {
     }
     const call = plannedCall(scenario, host.tools("conformance").map((t) => t.name));
     if (call) {
-      const result = await host.callTool("conformance", call[0], call[1], {});
+      const result = await host.callTool({ server: "conformance", tool: call[0], args: call[1] });
       console.log(JSON.stringify(result));
       if (result.isError) return 1;
     }

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import type { SearchEngine } from "../../tools/builtin/ripgrep.ts";
-import { findExecutable } from "../../tools/builtin/fs_util.ts";
+import { findExecutable } from "../../tools/fs/mod.ts";
 import { type CallOutcome, type Lab, makeLab } from "./lab.ts";
 
 /** The secret a `Read(**\/.env)` rule or `forbid_read` protects. */

@@ -6,10 +6,10 @@
  * `deno run -A path_hijack_run.ts <variant>`; prints one JSON line: what each command
  * returned and which planted programs ran.
  *
- * The workspace's first command plants stand-ins for `setsid`, `bash` and `bwrap` in the
+ * The workspace's first command plants stand-ins for `setsid`, `bash`, `bwrap` and `rg` in the
  * directory the variant puts first on `PATH`; each leaves a canary outside the workspace when
- * it runs unconfined, or inside it when it runs in the sandbox. The second command must run
- * none of them.
+ * it runs unconfined, or inside it when it runs in the sandbox. The second command, and a
+ * `grep` call (which runs ripgrep unsandboxed), must run none of them.
  *
  * @module
  */
@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { makeLab } from "./lab.ts";
 
 /** The programs planted. */
-export const PLANTED = ["setsid", "bash", "bwrap"];
+export const PLANTED = ["setsid", "bash", "bwrap", "rg"];
 
 /** Where each variant puts the planted directory on `PATH` (the process runs in the workspace). */
 export const VARIANTS: Record<string, (lab: { ws: string; outside: string }) => Promise<string>> = {
@@ -64,6 +64,7 @@ if (import.meta.main) {
     }
     const plant = await lab.call("bash", { command: lines.join(" && ") });
     const next = await lab.call("bash", { command: "echo next" });
+    await lab.call("grep", { pattern: "keep" });
     const ran: string[] = [];
     for (const name of PLANTED) {
       const was = (path: string) => Deno.lstat(path).then(() => true, () => false);

@@ -1,11 +1,11 @@
 /**
- * A real interactive-session controller for UI tests: `buildRuntime` against the fake LLM
+ * A real interactive-session controller for UI tests: a real host against the fake LLM
  * server, in a temporary repository and Reasonix home.
  *
  * @module
  */
-import { buildRuntime } from "../../cli/runtime.ts";
-import { RuntimeBackend } from "../../cli/ui/backend.ts";
+import { type CliHost, openHost } from "../../cli/host.ts";
+import { HostBackend } from "../../cli/ui/backend.ts";
 import { UiApprovalBroker } from "../../cli/ui/broker.ts";
 import { ChatController, type KeyInfo, NO_KEY } from "../../cli/ui/controller.ts";
 import type { McpView } from "../../cli/ui/hooks.ts";
@@ -17,7 +17,8 @@ import { makeHome, makeRepo } from "../e2e/support.ts";
 /** A running controller and everything around it. */
 export interface UiSession {
   controller: ChatController;
-  backend: RuntimeBackend;
+  backend: HostBackend;
+  host: CliHost;
   broker: UiApprovalBroker;
   fake: FakeLlm;
   repo: string;
@@ -69,28 +70,39 @@ export async function startUiSession(opts: {
   script: FakeScript;
   files?: Record<string, string>;
   commands?: CustomCommand[];
-  /** Appended to the home config. */
-  toml?: string;
+  /** Appended to the home config; a function gets the fake server's URL. */
+  toml?: string | ((url: string) => string);
   mcp?: McpView;
 }): Promise<UiSession> {
   const fake = await startFakeLlm({ script: opts.script });
   const repo = await makeRepo(opts.files ?? {});
-  const home = await makeHome(fake.url, opts.toml ?? "");
+  const toml = typeof opts.toml === "function" ? opts.toml(fake.url) : opts.toml;
+  const home = await makeHome(fake.url, toml ?? "");
   const broker = new UiApprovalBroker();
   const env = { REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-ui-test" };
-  const backend = await RuntimeBackend.create({
-    home,
-    build: (o) =>
-      buildRuntime({
-        cwd: repo,
-        env,
-        flags: { model: o.model, reasoningEffort: o.reasoningEffort, resume: o.resume },
-        broker,
-      }),
-    mcp: opts.mcp ? () => opts.mcp : undefined,
+  // The UI's MCP view, when a test brings one, is also where `@server:uri` is read.
+  const view = opts.mcp;
+  const host = await openHost({
+    cwd: repo,
+    env,
+    ...(view
+      ? {
+        resources: {
+          hasServer: (name: string) => view.servers().some((s) => s.name === name),
+          readResource: (server: string, uri: string, o: { signal: AbortSignal }) =>
+            view.readResource(server, uri, o),
+        },
+      }
+      : {}),
+  });
+  const backend = await HostBackend.create({
+    host,
+    broker,
+    mcp: opts.mcp,
   });
   const session: UiSession = {
     backend,
+    host,
     broker,
     fake,
     repo,
@@ -113,6 +125,7 @@ export async function startUiSession(opts: {
     close: async () => {
       session.controller.dispose();
       await backend.dispose();
+      await host.close();
       await fake.close();
       await Deno.remove(repo, { recursive: true });
       await Deno.remove(home, { recursive: true });

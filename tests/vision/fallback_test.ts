@@ -5,7 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildRuntime, type Runtime, type RuntimeFlags } from "../../cli/runtime.ts";
+import { openTestAgent, type TestAgent as Runtime } from "../support/host_agent.ts";
+
+type RuntimeFlags = NonNullable<Parameters<typeof openTestAgent>[0]["flags"]>;
 import type { AgentEvent } from "../../core/agent/events.ts";
 import { ConfigError } from "../../core/config/errors.ts";
 import { readTranscript } from "../../core/store/transcript.ts";
@@ -67,7 +69,7 @@ context_window = 128000
     home,
     cwd,
     build: (flags = {}) =>
-      buildRuntime({
+      openTestAgent({
         cwd,
         env: { REASONIX_HOME: home, EXEC_KEY: "sk-exec", VIS_KEY: "sk-vis" },
         flags,
@@ -84,14 +86,9 @@ context_window = 128000
 /** Runs one turn; returns the events, notices included, in order. */
 async function turn(runtime: Runtime, text: string, images?: ImagePart[]): Promise<AgentEvent[]> {
   const events: AgentEvent[] = [];
-  const unsubscribe = runtime.onNotice((notice) => events.push(notice));
-  try {
-    const input = images ? { text, images } : { text };
-    for await (const event of runtime.agent.run(input, { signal: AbortSignal.timeout(20_000) })) {
-      events.push(event);
-    }
-  } finally {
-    unsubscribe();
+  const input = images ? { text, images } : { text };
+  for await (const event of runtime.agent.run(input, { signal: AbortSignal.timeout(20_000) })) {
+    events.push(event);
   }
   return events;
 }
@@ -122,7 +119,7 @@ Deno.test("an image-capable executor gets the image itself and no description is
   const w = await world("auto", { exec: [{ text: "It is an error screenshot." }] });
   try {
     const runtime = await w.build({ model: "exec/seer-model", images: true });
-    assert.equal(runtime.vision.plan.mode, "direct");
+    assert.equal(runtime.agent.model.vision.plan.mode, "direct");
     const events = await turn(runtime, "what does this show?", [PNG]);
     await runtime.dispose();
     assert.equal(done(events).status, "completed");
@@ -194,7 +191,7 @@ Deno.test("an explicit vision model on another provider describes with its own e
   try {
     const url: ImagePart = { url: "https://example.com/check.png" };
     const runtime = await w.build({ images: true });
-    assert.equal(runtime.vision.plan.mode, "describe");
+    assert.equal(runtime.agent.model.vision.plan.mode, "describe");
     const events = await turn(runtime, "compare these", [PNG, url]);
     await runtime.dispose();
     assert.equal(done(events).status, "completed");
@@ -301,8 +298,8 @@ Deno.test("images that reach a runtime without a fallback are dropped with a war
   const w = await world("", { exec: [{ text: "No image here." }] });
   try {
     const runtime = await w.build();
-    assert.equal(runtime.vision.plan.mode, "none");
-    assert.throws(() => runtime.vision.check([PNG]), ConfigError);
+    assert.equal(runtime.agent.model.vision.plan.mode, "none");
+    assert.throws(() => runtime.agent.model.vision.check([PNG]), ConfigError);
     const events = await turn(runtime, "look", [PNG]);
     await runtime.dispose();
     assert.equal(done(events).status, "completed");

@@ -11,6 +11,7 @@ import { resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
 import { findTrustedProgram } from "../shell.ts";
 import type { ShellLaunch, ShellPrograms, Tool, ToolContext, ToolResult } from "../types.ts";
+import type { ProcessSignal, WorkspaceProcess } from "../workspace/types.ts";
 import { HeadTailBuffer } from "./output_buffer.ts";
 
 /** Bytes of output kept from the start and from the end (together under the 32 KiB bound). */
@@ -78,13 +79,14 @@ function wrapArgv(program: string, args: string[], programs: Partial<ShellProgra
  */
 async function programsFor(ctx: ToolContext): Promise<Partial<ShellPrograms>> {
   if (ctx.shell.programs) return ctx.shell.programs;
+  const workspace = ctx.workspace;
   const untrusted: string[] = [];
   for (const dir of [ctx.root, ctx.tempDir]) {
-    untrusted.push(dir, await Deno.realPath(dir).catch(() => dir));
+    untrusted.push(dir, await workspace.realPath(dir).catch(() => dir));
   }
   return {
-    bash: await findTrustedProgram("bash", { untrusted }),
-    setsid: await findTrustedProgram("setsid", { untrusted }),
+    bash: await findTrustedProgram("bash", { untrusted, workspace }),
+    setsid: await findTrustedProgram("setsid", { untrusted, workspace }),
   };
 }
 
@@ -146,7 +148,7 @@ export async function runBash(
     args.timeout_seconds === undefined ? maxMs : args.timeout_seconds * 1000,
     maxMs,
   );
-  if (ctx.signal.aborted) return { content: "Command cancelled", isError: true };
+  if (ctx.signal.aborted) return { content: "Command cancelled", isError: true, code: "cancelled" };
   const writeDirs = args.additional_write_dirs?.map((d) => resolveToolPath(ctx.root, d));
   let argv: Argv;
   let launched: ShellLaunch;
@@ -157,24 +159,24 @@ export async function runBash(
     return {
       content: `Cannot run the command: ${error instanceof Error ? error.message : String(error)}`,
       isError: true,
+      // The permission layer's launcher refused: no usable sandbox, or an unapproved root.
+      code: "unavailable",
     };
   }
-  let child: Deno.ChildProcess;
+  const ws = ctx.workspace;
+  let child: WorkspaceProcess;
   try {
-    child = new Deno.Command(argv.program, {
-      args: argv.args,
+    child = await ws.spawn([argv.program, ...argv.args], {
       cwd: ctx.root,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
       clearEnv: ctx.settings.childEnv !== undefined,
       env: { ...ctx.settings.childEnv, ...BASH_ENV },
-    }).spawn();
+    });
   } catch (error) {
     await launched.settle?.();
     return {
       content: `Cannot start ${argv.program}: ${error instanceof Error ? error.message : error}`,
       isError: true,
+      code: "io",
     };
   }
   let logPath: string | undefined;
@@ -183,23 +185,16 @@ export async function runBash(
     tailBytes: BASH_TAIL_BYTES,
     spillMaxBytes: opts.logMaxBytes,
     openSpill: async () => {
-      await Deno.mkdir(ctx.tempDir, { recursive: true });
+      await ws.mkdir(ctx.tempDir, { recursive: true });
       const path = join(ctx.tempDir, `bash-${Date.now()}-${child.pid}.log`);
       logPath = path;
-      return await Deno.open(path, { write: true, createNew: true });
+      return await ws.open(path, { write: true, createNew: true });
     },
   });
   const pumps = [pump(child.stdout, sink), pump(child.stderr, sink)];
   const drained = Promise.all(pumps.map((p) => p.done));
 
-  const signalGroup = (signal: Deno.Signal): void => {
-    try {
-      if (argv.grouped) Deno.kill(-child.pid, signal);
-      else child.kill(signal);
-    } catch {
-      // Already gone.
-    }
-  };
+  const signalGroup = (signal: ProcessSignal): void => child.kill(signal, { group: argv.grouped });
   /** SIGTERM the group, SIGKILL after the grace period, then stop reading. */
   const stopGroup = async (): Promise<void> => {
     signalGroup("SIGTERM");
@@ -268,15 +263,31 @@ export async function runBash(
   };
   if (ending === "timeout") {
     parts.push(`Command timed out after ${timeoutMs / 1000}s`, ...undone);
-    return { content: parts.join("\n"), isError: true, meta: { ...meta, timedOut: true } };
+    return {
+      content: parts.join("\n"),
+      isError: true,
+      code: "timeout",
+      meta: { ...meta, timedOut: true },
+    };
   }
   if (ending === "cancel") {
     parts.push("Command cancelled", ...undone);
-    return { content: parts.join("\n"), isError: true, meta: { ...meta, cancelled: true } };
+    return {
+      content: parts.join("\n"),
+      isError: true,
+      code: "cancelled",
+      meta: { ...meta, cancelled: true },
+    };
   }
   const bySignal = status.signal ? ` (killed by ${status.signal})` : "";
   parts.push(`Exit code: ${status.code}${bySignal}`, ...undone);
-  return { content: parts.join("\n"), isError: status.code !== 0 || undone.length > 0, meta };
+  const failed = status.code !== 0 || undone.length > 0;
+  return {
+    content: parts.join("\n"),
+    isError: failed,
+    ...(failed ? { code: "failed" } : {}),
+    meta,
+  };
 }
 
 /** The `bash` tool. */

@@ -10,6 +10,7 @@ const CHILD = `
 import { directShell } from ${moduleUrl("../shell.ts", import.meta.url)};
 import { editFileTool } from ${moduleUrl("./edit_file.ts", import.meta.url)};
 import { writeFileTool } from ${moduleUrl("./write_file.ts", import.meta.url)};
+import { localWorkspace } from ${moduleUrl("../workspace/local.ts", import.meta.url)};
 const root = Deno.args[0];
 const original = "keep me\\n".repeat(1000); // 8 KB
 await Deno.writeTextFile(root + "/notes.txt", original);
@@ -28,6 +29,7 @@ const ctx = {
   shell: directShell,
   settings: { bashTimeoutMs: 1000 },
   progress() {},
+  workspace: localWorkspace(),
 };
 const edit = await editFileTool.execute(
   { path: "notes.txt", old_string: "keep me\\nkeep me\\nkeep me\\n", new_string: "changed\\n", replace_all: true },

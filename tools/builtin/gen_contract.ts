@@ -9,14 +9,19 @@
 import { builtinTools, ToolRegistry } from "../registry.ts";
 import "./mod.ts";
 import { CONTRACT_URL, regenerateContract } from "./contract_doc.ts";
+import { fileURLToPath } from "node:url";
+import { localWorkspace } from "../workspace/local.ts";
 
 if (import.meta.main) {
   const registry = new ToolRegistry(builtinTools());
   const tools = registry.names().map((name) => registry.get(name)!);
-  const doc = await Deno.readTextFile(CONTRACT_URL);
+  // The repository's own docs, on this machine: the same file operations the tools use.
+  const fs = localWorkspace();
+  const path = fileURLToPath(CONTRACT_URL);
+  const doc = new TextDecoder().decode(await fs.readFile(path));
   const result = regenerateContract(doc, tools);
   if (result.doc !== doc) {
-    await Deno.writeTextFile(CONTRACT_URL, result.doc);
+    await fs.writeFile(path, new TextEncoder().encode(result.doc));
     console.log(`Updated ${CONTRACT_URL.pathname}`);
   } else {
     console.log(`${CONTRACT_URL.pathname} is up to date`);

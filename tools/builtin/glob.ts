@@ -8,8 +8,10 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { displayPath, resolveToolPath, toPosix } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
-import type { ReadGuard, Tool, ToolContext, ToolResult } from "../types.ts";
-import { fsErrorMessage, sortNewestFirst } from "./fs_util.ts";
+import type { ReadGuard, Tool, ToolContext, ToolErrorCode, ToolResult } from "../types.ts";
+import { isNotFound } from "../workspace/errors.ts";
+import type { Workspace } from "../workspace/types.ts";
+import { fsErrorMessage, sortNewestFirst } from "../fs/mod.ts";
 import {
   checkSearchDir,
   errorReason,
@@ -35,8 +37,8 @@ const input = z.object({
 
 type Args = z.infer<typeof input>;
 
-function fail(content: string): ToolResult {
-  return { content, isError: true };
+function fail(content: string, code: ToolErrorCode): ToolResult {
+  return { content, isError: true, code };
 }
 
 /** Outcome of {@linkcode globFiles}. */
@@ -59,11 +61,18 @@ export type GlobOutcome =
 export async function globFiles(
   dir: string,
   pattern: string,
-  opts: SearchOptions & { signal: AbortSignal; readGuard?: ReadGuard },
+  opts: SearchOptions & {
+    signal: AbortSignal;
+    workspace: Workspace;
+    readGuard?: ReadGuard;
+    /** Directories whose programs are never run (the workspace root). */
+    untrusted?: readonly string[];
+  },
 ): Promise<GlobOutcome> {
   const syntax = globSyntaxError(pattern);
   if (syntax) return { ok: false, error: syntax };
-  const engine = await resolveEngine(opts.engine);
+  const ws = opts.workspace;
+  const engine = await resolveEngine(ws, opts.engine, opts.untrusted);
   const filter = globFilter(pattern);
   const guard = opts.readGuard;
   // Entries below `dir` are real: neither engine follows symlinks inside the walk.
@@ -79,6 +88,7 @@ export async function globFiles(
       engine.rg,
       ["--files", "--null", ...filter.ripgrepArgs, "--glob", "!.git", "."],
       {
+        workspace: ws,
         cwd: dir,
         signal: opts.signal,
         separator: "\0",
@@ -103,7 +113,14 @@ export async function globFiles(
   const skipped: string[] = [];
   const onUnreadable = (path: string, error: unknown) =>
     skipped.push(`${toPosix(relative(dir, path)) || "."}: ${errorReason(error)}`);
-  for await (const file of walkFiles(dir, { signal: opts.signal, filter, onUnreadable })) {
+  for await (
+    const file of walkFiles(dir, {
+      workspace: ws,
+      signal: opts.signal,
+      filter,
+      onUnreadable,
+    })
+  ) {
     take(file.rel);
   }
   return { ok: true, files, unreadable: unreadableNote(skipped), hidden };
@@ -117,39 +134,48 @@ export async function runGlob(
 ): Promise<ToolResult> {
   const shown = args.path ?? ".";
   const dir = resolveToolPath(ctx.root, shown);
+  const ws = ctx.workspace;
   try {
-    const info = await Deno.stat(dir);
+    const info = await ws.stat(dir);
     if (!info.isDirectory) {
-      return fail(`${shown} is not a directory. Give a directory as path, or omit it.`);
+      return fail(
+        `${shown} is not a directory. Give a directory as path, or omit it.`,
+        "wrong_type",
+      );
     }
-    await checkSearchDir(dir);
+    await checkSearchDir(ws, dir);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return fail(`Directory not found: ${shown}. Check the path with ls.`);
+    if (isNotFound(error)) {
+      return fail(`Directory not found: ${shown}. Check the path with ls.`, "not_found");
     }
-    return fail(`Cannot search ${shown}: ${fsErrorMessage(error, shown)}.`);
+    return fail(`Cannot search ${shown}: ${fsErrorMessage(error, shown)}.`, "io");
   }
   let outcome: GlobOutcome;
   try {
     outcome = await globFiles(dir, args.pattern, {
       ...opts,
       signal: ctx.signal,
+      workspace: ws,
       readGuard: ctx.readGuard,
+      untrusted: [ctx.root],
     });
   } catch (error) {
-    if (ctx.signal.aborted) return fail("glob was cancelled.");
-    return fail(`glob failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (ctx.signal.aborted) return fail("glob was cancelled.", "cancelled");
+    return fail(`glob failed: ${error instanceof Error ? error.message : String(error)}`, "io");
   }
-  if (ctx.signal.aborted) return fail("glob was cancelled.");
+  if (ctx.signal.aborted) return fail("glob was cancelled.", "cancelled");
   if (!outcome.ok) {
-    return fail(`Invalid glob pattern ${JSON.stringify(args.pattern)}: ${outcome.error}`);
+    return fail(
+      `Invalid glob pattern ${JSON.stringify(args.pattern)}: ${outcome.error}`,
+      "invalid_arguments",
+    );
   }
   const note = (outcome.hidden ? `\n${hiddenNote(outcome.hidden, "file")}` : "") +
     (outcome.unreadable ? `\n${outcome.unreadable}` : "");
   if (outcome.files.length === 0) {
     return { content: `No files match ${JSON.stringify(args.pattern)} in ${shown}.${note}` };
   }
-  const sorted = await sortNewestFirst(outcome.files, (file) => join(dir, file));
+  const sorted = await sortNewestFirst(outcome.files, (file) => join(dir, file), { workspace: ws });
   const lines = sorted.slice(0, MAX_GLOB_RESULTS);
   if (dir !== ctx.root) lines.unshift(`Files in ${displayPath(ctx.root, dir)}/ (newest first):`);
   if (sorted.length > MAX_GLOB_RESULTS) {

@@ -1,17 +1,22 @@
 import assert from "node:assert/strict";
-import { findExecutable } from "./fs_util.ts";
+import { findExecutable } from "../fs/mod.ts";
 import { globFiles, globTool, MAX_GLOB_RESULTS, runGlob } from "./glob.ts";
 import { grepTool, runGrep } from "./grep.ts";
 import type { SearchEngine } from "./ripgrep.ts";
 import type { ReadGuard } from "../types.ts";
 import { VISIBLE_FILES, writeSearchFixture } from "./search_fixture.ts";
 import { callTool, createTestWorkspace } from "./test_context.ts";
+import { localWorkspace } from "../workspace/local.ts";
 
 const hasRipgrep = (await findExecutable("rg")) !== undefined;
 const engines: SearchEngine[] = hasRipgrep ? ["ripgrep", "builtin"] : ["builtin"];
 
 async function files(dir: string, pattern: string, engine: SearchEngine): Promise<string[]> {
-  const outcome = await globFiles(dir, pattern, { engine, signal: new AbortController().signal });
+  const outcome = await globFiles(dir, pattern, {
+    engine,
+    signal: new AbortController().signal,
+    workspace: localWorkspace(),
+  });
   assert.ok(outcome.ok, `glob ${pattern} failed`);
   return outcome.files.sort();
 }

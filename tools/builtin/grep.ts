@@ -9,8 +9,10 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { displayPath, resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
-import type { Tool, ToolContext, ToolResult } from "../types.ts";
-import { clipLine, fsErrorMessage, sortNewestFirst, specialFileKind } from "./fs_util.ts";
+import type { Tool, ToolContext, ToolErrorCode, ToolResult } from "../types.ts";
+import { isNotFound } from "../workspace/errors.ts";
+import type { Workspace } from "../workspace/types.ts";
+import { clipLine, fsErrorMessage, sortNewestFirst, specialFileKind } from "../fs/mod.ts";
 import {
   type FileMatch,
   type LineHit,
@@ -59,8 +61,8 @@ const input = z.object({
 
 type Args = z.infer<typeof input>;
 
-function fail(content: string): ToolResult {
-  return { content, isError: true };
+function fail(content: string, code: ToolErrorCode): ToolResult {
+  return { content, isError: true, code };
 }
 
 function clip(text: string): string {
@@ -146,7 +148,8 @@ async function searchRipgrep(
    * the read rules deny it. ripgrep has read a denied file, but nothing of it is passed on.
    */
   const locate = (p: string): string | undefined => {
-    if (!target.isDir) return p;
+    // A single file is the one searched, however ripgrep spells its name.
+    if (!target.isDir) return target.path;
     const rel = p.startsWith("./") ? p.slice(2) : p;
     if (filter && !filter.file(rel)) return undefined;
     return denied(rel) ? undefined : join(cwd, rel);
@@ -155,7 +158,7 @@ async function searchRipgrep(
   if (args.ignore_case) flags.push("--ignore-case");
   flags.push("--glob", "!.git");
   const tail = ["--regexp", args.pattern, "--", target.isDir ? "." : target.path];
-  const base = { cwd, signal: ctx.signal };
+  const base = { workspace: ctx.workspace, cwd, signal: ctx.signal };
   let found: Found;
   let outcome;
   if (args.output_mode === "content") {
@@ -274,9 +277,9 @@ function compilePattern(pattern: string, ignoreCase: boolean): RegExp | string {
 }
 
 /** Whether a file's first 8 KiB hold a NUL byte (UTF-16 with a byte-order mark is text). */
-async function looksBinary(path: string): Promise<boolean> {
+async function looksBinary(ws: Workspace, path: string): Promise<boolean> {
   try {
-    using file = await Deno.open(path, { read: true });
+    await using file = await ws.open(path, { read: true });
     const head = new Uint8Array(8192);
     const n = await file.read(head) ?? 0;
     const bytes = head.subarray(0, n);
@@ -309,15 +312,20 @@ async function searchBuiltin(
         : globFilter(args.glob);
       const onUnreadable = (path: string, error: unknown) =>
         skipped.push(`${displayPath(ctx.root, path)}: ${errorReason(error)}`);
-      for await (
-        const file of walkFiles(target.path, { signal: ctx.signal, filter, onUnreadable })
-      ) {
+      const walk = walkFiles(target.path, {
+        workspace: ctx.workspace,
+        signal: ctx.signal,
+        filter,
+        onUnreadable,
+      });
+      for await (const file of walk) {
         // Never opened: not even a "skipped" note, which would depend on the search.
         if (!denied(file.rel)) yield file.path;
       }
     })()
     : [target.path];
   using matcher = new LineMatcher({
+    workspace: ctx.workspace,
     source: regex.source,
     flags: regex.flags,
     mode: args.output_mode,
@@ -373,7 +381,8 @@ function omitted(n: number, noun: string): string {
   return `[... ${n} more ${noun} omitted; narrow the search or raise head_limit]`;
 }
 
-async function format(found: Found, args: Args, root: string): Promise<string | undefined> {
+async function format(found: Found, args: Args, ctx: ToolContext): Promise<string | undefined> {
+  const root = ctx.root;
   if (found.mode === "content") {
     if (found.collector.lines.length === 0) return undefined;
     const lines = [...found.collector.lines];
@@ -387,7 +396,7 @@ async function format(found: Found, args: Args, root: string): Promise<string | 
   }
   if (found.mode === "files_with_matches") {
     if (found.files.length === 0) return undefined;
-    const sorted = await sortNewestFirst(found.files, (f) => f);
+    const sorted = await sortNewestFirst(found.files, (f) => f, { workspace: ctx.workspace });
     const lines = sorted.slice(0, args.head_limit).map((f) => displayPath(root, f));
     if (sorted.length > args.head_limit) {
       lines.push(omitted(sorted.length - args.head_limit, "files"));
@@ -413,41 +422,49 @@ export async function runGrep(
   const path = resolveToolPath(ctx.root, shown);
   const globError = args.glob === undefined ? undefined : globSyntaxError(args.glob);
   if (globError) {
-    return fail(`Invalid glob ${JSON.stringify(args.glob)}: ${globError}. Fix the glob argument.`);
+    return fail(
+      `Invalid glob ${JSON.stringify(args.glob)}: ${globError}. Fix the glob argument.`,
+      "invalid_arguments",
+    );
   }
+  const ws = ctx.workspace;
   let target: Target;
   try {
-    const info = await Deno.stat(path);
+    const info = await ws.stat(path);
     if (!info.isDirectory && !info.isFile) {
       // Opening a FIFO blocks until a writer appears; a device may never end.
       return fail(
         `Cannot search ${shown}: it is ${specialFileKind(info)}, not a regular file or ` +
           "directory.",
+        "wrong_type",
       );
     }
     target = { path, isDir: info.isDirectory, size: info.size };
-    if (target.isDir) await checkSearchDir(path);
-    else (await Deno.open(path, { read: true })).close();
+    if (target.isDir) await checkSearchDir(ws, path);
+    else await (await ws.open(path, { read: true })).close();
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return fail(`Path not found: ${shown}. Check it with ls or glob.`);
+    if (isNotFound(error)) {
+      return fail(`Path not found: ${shown}. Check it with ls or glob.`, "not_found");
     }
-    return fail(`Cannot search ${shown}: ${fsErrorMessage(error, shown)}.`);
+    return fail(`Cannot search ${shown}: ${fsErrorMessage(error, shown)}.`, "io");
   }
   if (!target.isDir && ctx.readGuard) {
     // The gate checked the path as given; this is the file that will be opened.
     const by = ctx.readGuard.blocked(await ctx.readGuard.canonical(path), "Grep");
-    if (by) return fail(`Cannot search ${shown}: the ${by} denies reading it.`);
+    if (by) {
+      return fail(`Cannot search ${shown}: the ${by} denies reading it.`, "permission_denied");
+    }
   }
-  const engine: ResolvedEngine = await resolveEngine(opts.engine);
+  const engine: ResolvedEngine = await resolveEngine(ws, opts.engine, [ctx.root]);
   if (!target.isDir) {
-    if (await looksBinary(path)) {
-      return fail(`${shown} is a binary file; grep searches text files.`);
+    if (await looksBinary(ws, path)) {
+      return fail(`${shown} is a binary file; grep searches text files.`, "wrong_type");
     }
     if (engine.kind === "builtin" && target.size > MAX_BUILTIN_FILE_BYTES) {
       return fail(
         `${shown} is too large for the built-in search (ripgrep is not installed); read it in ` +
           "windows with read_file, or use bash.",
+        "too_large",
       );
     }
   }
@@ -457,7 +474,7 @@ export async function runGrep(
       ? await searchRipgrep(engine.rg, args, target, ctx)
       : await searchBuiltin(args, target, ctx, opts);
   } catch (error) {
-    if (ctx.signal.aborted) return fail("grep was cancelled.");
+    if (ctx.signal.aborted) return fail("grep was cancelled.", "cancelled");
     if (error instanceof MatchBudgetError) {
       return fail(
         `grep stopped: matching ${displayPath(ctx.root, error.path)} took longer than ` +
@@ -465,18 +482,20 @@ export async function runGrep(
           "JavaScript regular expressions, which backtrack: nested quantifiers like (a+)+ or " +
           "several .* on long lines can take exponential time. Simplify the pattern, or narrow " +
           "path or glob to skip that file.",
+        "timeout",
       );
     }
-    return fail(`grep failed: ${error instanceof Error ? error.message : String(error)}`);
+    return fail(`grep failed: ${error instanceof Error ? error.message : String(error)}`, "io");
   }
-  if (ctx.signal.aborted) return fail("grep was cancelled.");
+  if (ctx.signal.aborted) return fail("grep was cancelled.", "cancelled");
   if (!outcome.ok) {
     return fail(
       `grep failed for pattern ${JSON.stringify(args.pattern)}: ${outcome.error}\nCheck the ` +
         "regular expression (escape ( ) [ ] { } . * + ? | \\ to match them literally).",
+      "invalid_arguments",
     );
   }
-  const text = await format(outcome.found, args, ctx.root);
+  const text = await format(outcome.found, args, ctx);
   const note = outcome.unreadable ? `\n${outcome.unreadable}` : "";
   if (text === undefined) {
     return { content: `No matches for ${JSON.stringify(args.pattern)} in ${shown}.${note}` };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { findExecutable } from "./fs_util.ts";
+import { findExecutable } from "../fs/mod.ts";
 import { grepTool, runGrep } from "./grep.ts";
 import type { SearchEngine, SearchOptions } from "./ripgrep.ts";
 import type { ReadGuard } from "../types.ts";

@@ -9,8 +9,14 @@
  * running until that one match finishes (or the process exits); the budget turns this into
  * an error the model can act on instead of a hang.
  *
+ * The files are read here, through the call's workspace, and their bytes moved (not copied)
+ * to the worker: the worker only matches, so it needs no file access of its own and works the
+ * same over a remote workspace. Reading runs ahead of matching by at most
+ * {@linkcode MAX_INFLIGHT_BYTES}.
+ *
  * @module
  */
+import type { Workspace } from "../workspace/types.ts";
 
 /** The built-in engine skips files larger than this. */
 export const MAX_BUILTIN_FILE_BYTES = 64 * 1024 * 1024;
@@ -18,6 +24,8 @@ export const MAX_BUILTIN_FILE_BYTES = 64 * 1024 * 1024;
 export const BUILTIN_FILE_BUDGET_MS = 10_000;
 /** Files queued in the worker ahead of the one being matched. */
 const WINDOW = 32;
+/** Bytes read ahead of the matching at most (one file bigger than this still goes). */
+export const MAX_INFLIGHT_BYTES = 32 * 1024 * 1024;
 
 /** One line of a content-mode result. */
 export interface LineHit {
@@ -48,6 +56,8 @@ export class MatchBudgetError extends Error {
 
 /** Options of {@linkcode LineMatcher}. */
 export interface LineMatcherOptions {
+  /** Where the files are read. */
+  workspace: Workspace;
   /** Source and flags of an already validated `RegExp`. */
   source: string;
   flags: string;
@@ -66,7 +76,6 @@ export interface LineMatcherOptions {
 const WORKER_SOURCE = `
 let options;
 let regex;
-let queue = Promise.resolve();
 
 function decode(bytes) {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder("utf-16le").decode(bytes);
@@ -103,16 +112,10 @@ function hitsOf(lines, maxHits) {
   }));
 }
 
-async function matchFile(path, maxHits) {
-  let bytes;
-  try {
-    const info = await Deno.stat(path);
-    if (!info.isFile || info.size > options.maxBytes) return { kind: "skipped" };
-    bytes = await Deno.readFile(path);
-  } catch (error) {
-    return { kind: "unreadable", error: error && error.message ? error.message : String(error) };
-  }
-  const text = decode(bytes);
+function matchFile(message, maxHits) {
+  if (message.skip) return { kind: "skipped" };
+  if (message.error !== undefined) return { kind: "unreadable", error: message.error };
+  const text = decode(message.bytes);
   if (text === undefined) return { kind: "skipped" };
   const lines = splitLines(text);
   if (options.mode === "files_with_matches") {
@@ -133,10 +136,7 @@ self.onmessage = (event) => {
     regex = new RegExp(message.source, message.flags);
     return;
   }
-  queue = queue.then(async () => {
-    const result = await matchFile(message.path, message.maxHits);
-    self.postMessage({ id: message.id, result });
-  });
+  self.postMessage({ id: message.id, result: matchFile(message, message.maxHits) });
 };
 `;
 
@@ -147,6 +147,8 @@ const WORKER_URL = `data:text/javascript;base64,${
 interface Pending {
   id: number;
   path: string;
+  /** Bytes handed to the worker for it, until it answers. */
+  bytes: number;
   resolve(result: FileMatch): void;
   reject(error: unknown): void;
 }
@@ -161,6 +163,12 @@ export class LineMatcher implements Disposable {
   readonly #pending: Pending[] = [];
   readonly #signal: AbortSignal;
   readonly #onAbort: () => void;
+  readonly #ws: Workspace;
+  /** Files reach the worker in submission order, whichever read finishes first. */
+  #posting: Promise<void> = Promise.resolve();
+  /** Bytes reserved by reads that have not been answered yet. */
+  #inflight = 0;
+  #waiting: (() => void)[] = [];
   #nextId = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #failure: unknown;
@@ -168,6 +176,7 @@ export class LineMatcher implements Disposable {
   constructor(opts: LineMatcherOptions) {
     this.#budgetMs = opts.budgetMs ?? BUILTIN_FILE_BUDGET_MS;
     this.#signal = opts.signal;
+    this.#ws = opts.workspace;
     this.#worker = new Worker(WORKER_URL, { type: "module" });
     this.#worker.onmessage = (event: MessageEvent<{ id: number; result: FileMatch }>) => {
       const head = this.#pending.shift();
@@ -175,6 +184,8 @@ export class LineMatcher implements Disposable {
         this.#fail(new Error("the search worker answered out of order"));
         return;
       }
+      this.#inflight -= head.bytes;
+      this.#wake();
       head.resolve(event.data.result);
       this.#arm();
     };
@@ -188,7 +199,6 @@ export class LineMatcher implements Disposable {
       flags: opts.flags,
       mode: opts.mode,
       context: opts.context,
-      maxBytes: MAX_BUILTIN_FILE_BYTES,
     });
     this.#onAbort = () => this.#fail(this.#signal.reason);
     this.#signal.addEventListener("abort", this.#onAbort, { once: true });
@@ -207,14 +217,63 @@ export class LineMatcher implements Disposable {
         reject(this.#failure);
         return;
       }
-      const id = this.#nextId++;
-      this.#pending.push({ id, path, resolve, reject });
-      this.#worker.postMessage({ type: "file", id, path, maxHits });
+      const entry: Pending = { id: this.#nextId++, path, bytes: 0, resolve, reject };
+      this.#pending.push(entry);
       if (this.#pending.length === 1) this.#arm();
+      // Reads overlap (a remote workspace answers each after a round trip); posting waits
+      // for the earlier files, so the worker's answers stay in order.
+      const loaded = this.#read(entry, maxHits);
+      this.#posting = this.#posting.then(async () => {
+        const { message, transfer } = await loaded;
+        if (this.#failure === undefined) this.#worker.postMessage(message, transfer);
+      }).catch((error) => this.#fail(error));
     });
     // Callers may stop awaiting after a failure; the rejection is theirs to observe or not.
     promise.catch(() => {});
     return promise;
+  }
+
+  /**
+   * Reads one file for the worker; a failed read is the file's result. Its size is reserved
+   * before the read, so at most {@linkcode MAX_INFLIGHT_BYTES} are held at once (one file
+   * alone may be bigger).
+   */
+  async #read(
+    entry: Pending,
+    maxHits: number,
+  ): Promise<{ message: Record<string, unknown>; transfer: ArrayBuffer[] }> {
+    const on = { signal: this.#signal };
+    try {
+      const info = await this.#ws.stat(entry.path, on);
+      if (!info.isFile || info.size > MAX_BUILTIN_FILE_BYTES) {
+        return { message: { type: "file", id: entry.id, maxHits, skip: true }, transfer: [] };
+      }
+      while (
+        this.#inflight > 0 && this.#inflight + info.size > MAX_INFLIGHT_BYTES &&
+        this.#failure === undefined
+      ) {
+        await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      }
+      entry.bytes = info.size;
+      this.#inflight += info.size;
+      let bytes = await this.#ws.readFile(entry.path, on);
+      // Only a buffer of its own can be moved; a view into a shared or pooled one is copied.
+      if (
+        !(bytes.buffer instanceof ArrayBuffer) || bytes.byteOffset !== 0 ||
+        bytes.byteLength !== bytes.buffer.byteLength
+      ) bytes = bytes.slice();
+      return {
+        message: { type: "file", id: entry.id, maxHits, bytes },
+        transfer: [bytes.buffer as ArrayBuffer],
+      };
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { message: { type: "file", id: entry.id, maxHits, error: reason }, transfer: [] };
+    }
+  }
+
+  #wake(): void {
+    for (const wake of this.#waiting.splice(0)) wake();
   }
 
   /** Restarts the budget for the file now at the head of the queue. */
@@ -232,6 +291,7 @@ export class LineMatcher implements Disposable {
     if (this.#failure !== undefined) return;
     this.#failure = error;
     this.#close();
+    this.#wake();
     for (const pending of this.#pending.splice(0)) pending.reject(error);
   }
 

@@ -9,8 +9,10 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
-import type { Tool, ToolResult } from "../types.ts";
-import { formatSize, fsErrorMessage } from "./fs_util.ts";
+import type { Tool, ToolErrorCode, ToolResult } from "../types.ts";
+import { isNotFound } from "../workspace/errors.ts";
+import type { Workspace } from "../workspace/types.ts";
+import { formatSize, fsErrorMessage } from "../fs/mod.ts";
 import { hiddenNote } from "./ripgrep.ts";
 import { bangClasses } from "./walk.ts";
 
@@ -26,8 +28,8 @@ const input = z.object({
   ),
 });
 
-function fail(content: string): ToolResult {
-  return { content, isError: true };
+function fail(content: string, code: ToolErrorCode): ToolResult {
+  return { content, isError: true, code };
 }
 
 interface Row {
@@ -41,14 +43,14 @@ function byName(a: Row, b: Row): number {
 }
 
 /** One output line; only shown rows are stat'ed, so huge directories stay cheap. */
-async function describe(dir: string, row: Row): Promise<string> {
+async function describe(ws: Workspace, dir: string, row: Row): Promise<string> {
   const full = join(dir, row.name);
   if (row.symlink) {
-    const target = await Deno.readLink(full).catch(() => "?");
+    const target = await ws.readLink(full).catch(() => "?");
     return `${row.name}${row.dir ? "/" : ""} -> ${target}`;
   }
   if (row.dir) return `${row.name}/`;
-  const size = await Deno.lstat(full).then((s) => formatSize(s.size), () => "?");
+  const size = await ws.lstat(full).then((s) => formatSize(s.size), () => "?");
   return `${row.name}  ${size}`;
 }
 
@@ -69,31 +71,35 @@ export const lsTool: Tool = defineTool({
       : undefined;
     const rows: Row[] = [];
     let hidden = 0;
+    const ws = ctx.workspace;
     try {
-      const info = await Deno.stat(dir);
+      const info = await ws.stat(dir);
       if (!info.isDirectory) {
-        return fail(`${shown} is not a directory. Use read_file to read a file.`);
+        return fail(`${shown} is not a directory. Use read_file to read a file.`, "wrong_type");
       }
       // Each entry is checked where it is (a symlink by its own name, not its target).
       const guard = ctx.readGuard;
       const base = guard ? await guard.canonical(dir) : dir;
-      for await (const entry of Deno.readDir(dir)) {
-        if (ctx.signal.aborted) return fail(`Listing ${shown} was cancelled.`);
+      for await (const entry of ws.readDir(dir)) {
+        if (ctx.signal.aborted) return fail(`Listing ${shown} was cancelled.`, "cancelled");
         if (skip?.(entry.name)) continue;
         if (guard?.blocked(join(base, entry.name), "LS") !== undefined) {
           hidden++;
           continue;
         }
         const isDir = entry.isSymlink
-          ? await Deno.stat(join(dir, entry.name)).then((s) => s.isDirectory, () => false)
+          ? await ws.stat(join(dir, entry.name)).then((s) => s.isDirectory, () => false)
           : entry.isDirectory;
         rows.push({ name: entry.name, dir: isDir, symlink: entry.isSymlink });
       }
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        return fail(`Directory not found: ${shown}. Check the path, or list its parent.`);
+      if (isNotFound(error)) {
+        return fail(
+          `Directory not found: ${shown}. Check the path, or list its parent.`,
+          "not_found",
+        );
       }
-      return fail(`Cannot list ${shown}: ${fsErrorMessage(error, shown)}.`);
+      return fail(`Cannot list ${shown}: ${fsErrorMessage(error, shown)}.`, "io");
     }
     const note = hidden ? `\n${hiddenNote(hidden, "entry")}` : "";
     if (rows.length === 0) {
@@ -102,7 +108,7 @@ export const lsTool: Tool = defineTool({
     const dirs = rows.filter((r) => r.dir).sort(byName);
     const files = rows.filter((r) => !r.dir).sort(byName);
     const all = [...dirs, ...files];
-    const lines = await Promise.all(all.slice(0, MAX_LS_ENTRIES).map((r) => describe(dir, r)));
+    const lines = await Promise.all(all.slice(0, MAX_LS_ENTRIES).map((r) => describe(ws, dir, r)));
     if (all.length > MAX_LS_ENTRIES) {
       lines.push(
         `[... ${all.length - MAX_LS_ENTRIES} more entries omitted; use glob or ignore to narrow]`,

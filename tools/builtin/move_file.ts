@@ -8,8 +8,10 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { isWithin, resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
-import type { Tool, ToolResult } from "../types.ts";
-import { fsErrorMessage, lstatOrUndefined, specialFileKind } from "./fs_util.ts";
+import type { Tool, ToolErrorCode, ToolResult } from "../types.ts";
+import { fsErrorCode, isPermissionDenied } from "../workspace/errors.ts";
+import type { FileInfo, Workspace } from "../workspace/types.ts";
+import { fsErrorMessage, lstatOrUndefined, specialFileKind } from "../fs/mod.ts";
 
 const input = z.object({
   source: z.string().min(1).describe(
@@ -21,23 +23,28 @@ const input = z.object({
   overwrite: z.boolean().default(false).describe("Replace an existing destination file."),
 });
 
-function fail(content: string): ToolResult {
-  return { content, isError: true };
+function fail(content: string, code: ToolErrorCode): ToolResult {
+  return { content, isError: true, code };
 }
 
 /** Copies a file, symlink or directory tree, keeping permission bits. */
-async function copyTree(from: string, to: string, signal: AbortSignal): Promise<void> {
+async function copyTree(
+  ws: Workspace,
+  from: string,
+  to: string,
+  signal: AbortSignal,
+): Promise<void> {
   signal.throwIfAborted();
-  const info = await Deno.lstat(from);
+  const info = await ws.lstat(from, { signal });
   if (info.isSymlink) {
-    await Deno.symlink(await Deno.readLink(from), to);
+    await ws.symlink(await ws.readLink(from, { signal }), to, { signal });
   } else if (info.isDirectory) {
-    await Deno.mkdir(to, { mode: info.mode === null ? undefined : info.mode & 0o7777 });
-    for await (const entry of Deno.readDir(from)) {
-      await copyTree(join(from, entry.name), join(to, entry.name), signal);
+    await ws.mkdir(to, { mode: info.mode === null ? undefined : info.mode & 0o7777, signal });
+    for await (const entry of ws.readDir(from, { signal })) {
+      await copyTree(ws, join(from, entry.name), join(to, entry.name), signal);
     }
   } else if (info.isFile) {
-    await Deno.copyFile(from, to);
+    await ws.copyFile(from, to, { signal });
   } else {
     // Copying a FIFO's or device's content would block or never end.
     throw new Error(
@@ -55,18 +62,19 @@ async function copyTree(from: string, to: string, signal: AbortSignal): Promise<
 export async function copyThenRemove(
   from: string,
   to: string,
-  opts: { signal: AbortSignal },
+  opts: { signal: AbortSignal; workspace: Workspace },
 ): Promise<void> {
+  const ws = opts.workspace;
   const temp = join(dirname(to), `.${basename(to)}.${crypto.randomUUID().slice(0, 8)}.moving`);
   try {
-    await copyTree(from, temp, opts.signal);
-    await Deno.rename(temp, to);
+    await copyTree(ws, from, temp, opts.signal);
+    await ws.rename(temp, to);
   } catch (error) {
-    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    await ws.remove(temp, { recursive: true }).catch(() => {});
     throw error;
   }
   try {
-    await Deno.remove(from, { recursive: true });
+    await ws.remove(from, { recursive: true });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(
@@ -81,7 +89,7 @@ export async function copyThenRemove(
  * path of its deepest existing ancestor, then the missing rest. The last component itself is
  * followed only when `followLast` is set (a rename moves a link, not its target).
  */
-async function landingPath(path: string, followLast: boolean): Promise<string> {
+async function landingPath(ws: Workspace, path: string, followLast: boolean): Promise<string> {
   const rest: string[] = [];
   let current = path;
   if (!followLast) {
@@ -90,7 +98,7 @@ async function landingPath(path: string, followLast: boolean): Promise<string> {
   }
   while (true) {
     try {
-      return join(await Deno.realPath(current), ...rest.reverse());
+      return join(await ws.realPath(current), ...rest.reverse());
     } catch {
       const parent = dirname(current);
       if (parent === current) return path;
@@ -101,7 +109,7 @@ async function landingPath(path: string, followLast: boolean): Promise<string> {
 }
 
 function isCrossDevice(error: unknown): boolean {
-  return (error as { code?: unknown })?.code === "EXDEV";
+  return fsErrorCode(error) === "EXDEV";
 }
 
 /** The `move_file` tool. */
@@ -121,36 +129,52 @@ export const moveFileTool: Tool = defineTool({
     const { source, destination } = args;
     const from = resolveToolPath(ctx.root, source);
     const to = resolveToolPath(ctx.root, destination);
+    const ws = ctx.workspace;
+    const on = { workspace: ws };
     try {
-      const fromInfo = await lstatOrUndefined(from);
+      const fromInfo = await lstatOrUndefined(from, on);
       if (!fromInfo) {
-        return fail(`Cannot move ${source}: it does not exist. Check the path with ls or glob.`);
+        return fail(
+          `Cannot move ${source}: it does not exist. Check the path with ls or glob.`,
+          "not_found",
+        );
       }
-      if (from === to) return fail("source and destination are the same path; nothing to do.");
-      const realFrom = await landingPath(from, false);
-      const realTo = await landingPath(to, false);
+      if (from === to) {
+        return fail(
+          "source and destination are the same path; nothing to do.",
+          "invalid_arguments",
+        );
+      }
+      const realFrom = await landingPath(ws, from, false);
+      const realTo = await landingPath(ws, to, false);
       if (isWithin(realFrom, ctx.root) || isWithin(from, ctx.root)) {
         return fail(
           `Cannot move ${source}: it is the workspace root or contains it (${ctx.root}). Move ` +
             "files and folders inside it instead.",
+          "invalid_arguments",
         );
       }
       if (realFrom === realTo) {
         return fail(
           `source and destination are the same path (${destination} reaches ${source} through ` +
             "a symlinked folder); nothing to do.",
+          "invalid_arguments",
         );
       }
       if (fromInfo.isDirectory && (isWithin(from, to) || isWithin(realFrom, realTo))) {
-        return fail(`Cannot move directory ${source} into itself (${destination}).`);
+        return fail(
+          `Cannot move directory ${source} into itself (${destination}).`,
+          "invalid_arguments",
+        );
       }
-      let toInfo: Deno.FileInfo | undefined;
+      let toInfo: FileInfo | undefined;
       try {
-        toInfo = await lstatOrUndefined(to);
+        toInfo = await lstatOrUndefined(to, on);
       } catch (error) {
         return fail(
           `Cannot move ${source} to ${destination}: ${fsErrorMessage(error, destination)}. ` +
             "Check the destination path.",
+          "io",
         );
       }
       if (toInfo) {
@@ -158,52 +182,56 @@ export const moveFileTool: Tool = defineTool({
           return fail(
             `Cannot move to ${destination}: it is an existing directory. Give the full new ` +
               `path, e.g. ${join(destination, basename(source))}.`,
+            "conflict",
           );
         }
         if (!args.overwrite) {
           return fail(
             `Cannot move to ${destination}: it already exists. Set overwrite to true to ` +
               "replace it, or choose another destination.",
+            "conflict",
           );
         }
         if (fromInfo.isDirectory) {
-          return fail(`Cannot replace file ${destination} with directory ${source}.`);
+          return fail(`Cannot replace file ${destination} with directory ${source}.`, "conflict");
         }
         if (fromInfo.ino !== null && fromInfo.ino === toInfo.ino && fromInfo.dev === toInfo.dev) {
           // rename(2) between two links to one file succeeds without doing anything.
           return fail(
             `${source} and ${destination} are hard links to the same file, so moving would ` +
               `change nothing. To keep only ${destination}, delete ${source} with bash (rm).`,
+            "invalid_arguments",
           );
         }
       }
       try {
-        await Deno.mkdir(dirname(to), { recursive: true });
+        await ws.mkdir(dirname(to), { recursive: true });
       } catch (error) {
         const folder = dirname(destination);
         return fail(
           `Cannot move ${source} to ${destination}: cannot create its folder: ` +
             `${fsErrorMessage(error, folder)}. Check the destination path.`,
+          "io",
         );
       }
       try {
-        await Deno.rename(from, to);
+        await ws.rename(from, to);
       } catch (error) {
         if (!isCrossDevice(error)) throw error;
-        await copyThenRemove(from, to, { signal: ctx.signal });
+        await copyThenRemove(from, to, { signal: ctx.signal, workspace: ws });
       }
       const replaced = toInfo ? " (replaced the existing file)" : "";
       return { content: `Moved ${source} to ${destination}${replaced}`, meta: { from, to } };
     } catch (error) {
       if (ctx.signal.aborted) {
-        return fail(`Moving ${source} was cancelled; ${source} was not moved.`);
+        return fail(`Moving ${source} was cancelled; ${source} was not moved.`, "cancelled");
       }
-      const reason = error instanceof Deno.errors.PermissionDenied
+      const reason = isPermissionDenied(error)
         ? `permission denied (check write access to the folders of ${source} and ${destination})`
         : error instanceof Error && error.constructor === Error
         ? error.message
         : fsErrorMessage(error, source);
-      return fail(`Cannot move ${source} to ${destination}: ${reason}.`);
+      return fail(`Cannot move ${source} to ${destination}: ${reason}.`, "io");
     }
   },
 });

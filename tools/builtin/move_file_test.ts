@@ -207,7 +207,10 @@ Deno.test("copyThenRemove refuses a FIFO instead of blocking and keeps the sourc
   await ws.write("tree/a.txt", "a");
   if (!(await ws.fifo("tree/pipe"))) return;
   // Copying a FIFO's content blocks until a writer appears, which may be never.
-  const copy = copyThenRemove(ws.path("tree"), ws.path("moved"), { signal: ws.ctx.signal });
+  const copy = copyThenRemove(ws.path("tree"), ws.path("moved"), {
+    signal: ws.ctx.signal,
+    workspace: ws.ctx.workspace,
+  });
   await assert.rejects(within(copy, 5000, "copying a FIFO"), /a FIFO \(named pipe\)/);
   assert.equal(await ws.read("tree/a.txt"), "a");
   assert.ok((await Deno.lstat(ws.path("tree/pipe"))).isFifo);

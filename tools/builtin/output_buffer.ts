@@ -5,6 +5,13 @@
  * @module
  */
 
+/** Where the complete output is spilled: a workspace file handle, for one. */
+export interface SpillFile {
+  /** Writes some of `data`; the number of bytes written. */
+  write(data: Uint8Array): Promise<number>;
+  close(): void | Promise<void>;
+}
+
 /** Options of {@linkcode HeadTailBuffer}. */
 export interface HeadTailOptions {
   headBytes: number;
@@ -13,7 +20,7 @@ export interface HeadTailOptions {
    * Called once, when output first exceeds head + tail, to open a file that receives the
    * complete output (up to `spillMaxBytes`). Returning undefined disables spilling.
    */
-  openSpill?(): Promise<Deno.FsFile | undefined>;
+  openSpill?(): Promise<SpillFile | undefined>;
   /** Cap on the spill file. Default 64 MiB. */
   spillMaxBytes?: number;
 }
@@ -27,7 +34,7 @@ export class HeadTailBuffer {
   #ringPos = 0;
   #total = 0;
   readonly #opts: HeadTailOptions;
-  #spill: Promise<Deno.FsFile | undefined> | undefined;
+  #spill: Promise<SpillFile | undefined> | undefined;
   #spillQueue: Promise<void> = Promise.resolve();
   #spilled = 0;
 
@@ -124,7 +131,7 @@ export class HeadTailBuffer {
     if (!this.#spill) return false;
     await this.#spillQueue;
     const file = await this.#spill;
-    file?.close();
+    await file?.close();
     return file !== undefined;
   }
 

@@ -8,7 +8,9 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
-import type { Tool, ToolResult } from "../types.ts";
+import type { Tool, ToolErrorCode, ToolResult } from "../types.ts";
+import { isNotFound } from "../workspace/errors.ts";
+import type { FileHandle, FileInfo } from "../workspace/types.ts";
 import {
   charCount,
   formatSize,
@@ -16,7 +18,7 @@ import {
   MAX_TEXT_FILE_BYTES,
   sliceChars,
   specialFileKind,
-} from "./fs_util.ts";
+} from "../fs/mod.ts";
 
 /** Default number of lines in one window. */
 export const DEFAULT_READ_LIMIT = 2000;
@@ -38,8 +40,8 @@ const input = z.object({
   ),
 });
 
-function fail(content: string): ToolResult {
-  return { content, isError: true };
+function fail(content: string, code: ToolErrorCode): ToolResult {
+  return { content, isError: true, code };
 }
 
 type Sniff =
@@ -186,28 +188,36 @@ export const readFileTool: Tool = defineTool({
   async run(args, ctx) {
     const path = resolveToolPath(ctx.root, args.path);
     const shown = args.path;
-    let info: Deno.FileInfo;
+    const ws = ctx.workspace;
+    let info: FileInfo;
     try {
-      info = await Deno.stat(path);
+      info = await ws.stat(path, { signal: ctx.signal });
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        return fail(`File not found: ${shown}. Check the path, or use glob to find the file.`);
+      if (ctx.signal.aborted) return fail(`Reading ${shown} was cancelled.`, "cancelled");
+      if (isNotFound(error)) {
+        return fail(
+          `File not found: ${shown}. Check the path, or use glob to find the file.`,
+          "not_found",
+        );
       }
-      return fail(`Cannot read ${shown}: ${fsErrorMessage(error, shown)}.`);
+      return fail(`Cannot read ${shown}: ${fsErrorMessage(error, shown)}.`, "io");
     }
     if (info.isDirectory) {
-      return fail(`${shown} is a directory, not a file. Use ls to list its entries.`);
+      return fail(`${shown} is a directory, not a file. Use ls to list its entries.`, "wrong_type");
     }
     if (!info.isFile) {
       return fail(
         `Cannot read ${shown}: it is ${specialFileKind(info)}, not a regular file; read_file ` +
           "reads only regular files.",
+        "wrong_type",
       );
     }
     if (ctx.readGuard) {
       // The gate checked the path as given; this is the file that will be opened.
       const by = ctx.readGuard.blocked(await ctx.readGuard.canonical(path), "Read");
-      if (by) return fail(`Cannot read ${shown}: the ${by} denies reading it.`);
+      if (by) {
+        return fail(`Cannot read ${shown}: the ${by} denies reading it.`, "permission_denied");
+      }
     }
     const windowed = args.offset !== undefined || args.limit !== undefined;
     if (info.size > MAX_TEXT_FILE_BYTES && !windowed) {
@@ -215,24 +225,26 @@ export const readFileTool: Tool = defineTool({
         `${shown} is ${formatSize(info.size)}; read_file returns whole files only up to ` +
           `${formatSize(MAX_TEXT_FILE_BYTES)}. Read a window with offset and limit, or use grep ` +
           "to find the relevant lines.",
+        "too_large",
       );
     }
     const offset = args.offset ?? 1;
     const window = new LineWindow(offset, args.limit ?? DEFAULT_READ_LIMIT);
     // Counting the lines after the window of a huge file would read all of it.
     const countRest = info.size <= MAX_TEXT_FILE_BYTES;
-    let file: Deno.FsFile;
+    let file: FileHandle;
     try {
-      file = await Deno.open(path, { read: true });
+      file = await ws.open(path, { read: true, signal: ctx.signal });
     } catch (error) {
-      return fail(`Cannot read ${shown}: ${fsErrorMessage(error, shown)}.`);
+      if (ctx.signal.aborted) return fail(`Reading ${shown} was cancelled.`, "cancelled");
+      return fail(`Cannot read ${shown}: ${fsErrorMessage(error, shown)}.`, "io");
     }
     let reachedEnd = false;
     try {
       const buffer = new Uint8Array(CHUNK_BYTES);
       let decoder: TextDecoder | undefined;
       while (!window.full || countRest) {
-        if (ctx.signal.aborted) return fail(`Reading ${shown} was cancelled.`);
+        if (ctx.signal.aborted) return fail(`Reading ${shown} was cancelled.`, "cancelled");
         const n = await file.read(decoder ? buffer : buffer.subarray(0, SNIFF_BYTES));
         if (n === null) {
           reachedEnd = true;
@@ -256,15 +268,16 @@ export const readFileTool: Tool = defineTool({
         window.finish();
       }
     } catch (error) {
-      return fail(`Cannot read ${shown}: ${fsErrorMessage(error, shown)}.`);
+      return fail(`Cannot read ${shown}: ${fsErrorMessage(error, shown)}.`, "io");
     } finally {
-      file.close();
+      await file.close().catch(() => {});
     }
     if (window.out.length === 0) {
       if (window.total === 0) return { content: `${shown} is empty (0 lines).` };
       return fail(
         `offset ${offset} is past the end of ${shown}, which has ${window.total} lines. ` +
           `Use an offset from 1 to ${window.total}.`,
+        "invalid_arguments",
       );
     }
     const next = window.lastEmitted + 1;

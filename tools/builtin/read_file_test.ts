@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MAX_TEXT_FILE_BYTES } from "./fs_util.ts";
+import { MAX_TEXT_FILE_BYTES } from "../fs/mod.ts";
 import { MAX_LINE_CHARS, MAX_OUTPUT_BYTES, readFileTool } from "./read_file.ts";
 import { callTool, createTestWorkspace } from "./test_context.ts";
 import type { ReadGuard } from "../types.ts";

@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { findExecutable } from "./fs_util.ts";
+import { findTrustedProgram } from "../shell.ts";
+import type { Workspace, WorkspaceProcess } from "../workspace/types.ts";
 
 /** Which implementation answers a search. */
 export type SearchEngine = "ripgrep" | "builtin";
@@ -24,9 +25,9 @@ export interface SearchOptions {
  * Throws (e.g. `PermissionDenied`) unless directory `dir` can be listed and entered, so a
  * search of an unreadable directory is an error instead of an empty result.
  */
-export async function checkSearchDir(dir: string): Promise<void> {
-  for await (const _ of Deno.readDir(dir)) break;
-  await Deno.stat(`${dir}/.`);
+export async function checkSearchDir(ws: Workspace, dir: string): Promise<void> {
+  for await (const _ of ws.readDir(dir)) break;
+  await ws.stat(`${dir}/.`);
 }
 
 /** The reason in a file-system error message, without the `(os error N): op 'path'` tail. */
@@ -60,14 +61,18 @@ export function hiddenNote(n: number, noun: "file" | "entry"): string {
 /** A resolved engine. */
 export type ResolvedEngine = { kind: "ripgrep"; rg: string } | { kind: "builtin" };
 
-/** Picks the engine for one call. */
-export async function resolveEngine(engine?: SearchEngine): Promise<ResolvedEngine> {
+/** Picks the engine for one call in `ws`. */
+export async function resolveEngine(
+  ws: Workspace,
+  engine?: SearchEngine,
+  untrusted: readonly string[] = [],
+): Promise<ResolvedEngine> {
   if (engine === "builtin") return { kind: "builtin" };
-  const rg = await findExecutable("rg");
+  // rg runs unsandboxed, so a copy planted in the workspace must never be the one found.
+  const rg = await findTrustedProgram("rg", { workspace: ws, untrusted });
   if (!rg) return { kind: "builtin" };
   // A run that gave up its right to start programs (read-only mode) searches in-process.
-  const run = await Deno.permissions.query({ name: "run", command: rg });
-  return run.state === "granted" ? { kind: "ripgrep", rg } : { kind: "builtin" };
+  return (await ws.canSpawn(rg)) ? { kind: "ripgrep", rg } : { kind: "builtin" };
 }
 
 /**
@@ -78,6 +83,8 @@ export const RG_COMMON_ARGS: readonly string[] = ["--no-config", "--hidden", "--
 
 /** Options of {@linkcode runRipgrep}. */
 export interface RipgrepRunOptions {
+  /** Where ripgrep runs. */
+  workspace: Workspace;
   cwd: string;
   signal: AbortSignal;
   /** Record separator of stdout: `\n` for lines, `\0` for `--null` path lists. */
@@ -104,16 +111,12 @@ export async function runRipgrep(
   opts: RipgrepRunOptions,
 ): Promise<RipgrepOutcome> {
   const stop = new AbortController();
-  let child: Deno.ChildProcess;
+  let child: WorkspaceProcess;
   try {
-    child = new Deno.Command(rg, {
-      args: [...RG_COMMON_ARGS, ...args],
+    child = await opts.workspace.spawn([rg, ...RG_COMMON_ARGS, ...args], {
       cwd: opts.cwd,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
       signal: AbortSignal.any([opts.signal, stop.signal]),
-    }).spawn();
+    });
   } catch (error) {
     // Spawning fails when the directory cannot be entered; say so instead of blaming rg.
     const reason = error instanceof Error ? error.message : String(error);

@@ -77,5 +77,5 @@ export async function writeSearchFixture(ws: TestWorkspace): Promise<void> {
     "u16.txt": utf16le("utf16 needle\n"),
   };
   for (const [path, content] of Object.entries(files)) await ws.write(path, content);
-  await Deno.symlink("a/b.ts", ws.path("link.ts"));
+  await ws.ctx.workspace.symlink("a/b.ts", ws.path("link.ts"));
 }

@@ -8,6 +8,8 @@
 import { dirname, join } from "node:path";
 import { directShell } from "../shell.ts";
 import type { Tool, ToolContext, ToolResult } from "../types.ts";
+import { localWorkspace } from "../workspace/local.ts";
+import type { Workspace } from "../workspace/types.ts";
 
 /** A temporary workspace directory, removed on dispose. */
 export interface TestWorkspace extends AsyncDisposable {
@@ -32,17 +34,20 @@ export interface TestWorkspace extends AsyncDisposable {
 /** Options of {@linkcode createTestWorkspace}. */
 export interface TestWorkspaceOptions {
   bashTimeoutMs?: number;
+  /** The workspace the directory is made in and the context uses; default the local one. */
+  workspace?: Workspace;
 }
 
 /** Creates a temporary workspace for one test; use with `await using`. */
 export async function createTestWorkspace(
   opts: TestWorkspaceOptions = {},
 ): Promise<TestWorkspace> {
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-tools-" }));
+  const workspace = opts.workspace ?? localWorkspace();
+  const base = await workspace.realPath(await workspace.makeTempDir({ prefix: "reasonix-tools-" }));
   const root = join(base, "workspace");
   const tempDir = join(base, "session-tmp");
-  await Deno.mkdir(root);
-  await Deno.mkdir(tempDir);
+  await workspace.mkdir(root);
+  await workspace.mkdir(tempDir);
   const progress: string[] = [];
   const ctx: ToolContext = {
     root,
@@ -51,6 +56,7 @@ export async function createTestWorkspace(
     shell: directShell,
     settings: { bashTimeoutMs: opts.bashTimeoutMs ?? 30_000 },
     progress: (message) => progress.push(message),
+    workspace,
   };
   return {
     root,
@@ -59,25 +65,29 @@ export async function createTestWorkspace(
     path: (rel) => join(root, rel),
     async write(rel, content) {
       const path = join(root, rel);
-      await Deno.mkdir(dirname(path), { recursive: true });
-      if (typeof content === "string") await Deno.writeTextFile(path, content);
-      else await Deno.writeFile(path, content);
+      await workspace.mkdir(dirname(path), { recursive: true });
+      const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+      await workspace.writeFile(path, bytes);
       return path;
     },
-    read: (rel) => Deno.readTextFile(join(root, rel)),
+    read: async (rel) => new TextDecoder().decode(await workspace.readFile(join(root, rel))),
     context: (overrides) => ({ ...ctx, ...overrides }),
     async fifo(rel) {
       const path = join(root, rel);
-      await Deno.mkdir(dirname(path), { recursive: true });
+      await workspace.mkdir(dirname(path), { recursive: true });
       try {
-        const { success } = await new Deno.Command("mkfifo", { args: [path] }).output();
-        return success ? path : undefined;
+        const child = await workspace.spawn(["mkfifo", path], {
+          cwd: root,
+          stdout: "null",
+          stderr: "null",
+        });
+        return (await child.status).success ? path : undefined;
       } catch {
         return undefined;
       }
     },
     async [Symbol.asyncDispose]() {
-      await Deno.remove(base, { recursive: true });
+      await workspace.remove(base, { recursive: true });
     },
   };
 }

@@ -6,7 +6,9 @@
  * @module
  */
 import { resolveToolPath } from "../paths.ts";
-import type { ToolContext, ToolResult } from "../types.ts";
+import type { ToolContext, ToolErrorCode, ToolResult } from "../types.ts";
+import { isNotFound } from "../workspace/errors.ts";
+import type { FileInfo } from "../workspace/types.ts";
 import { unifiedDiff } from "./diff_meta.ts";
 import {
   atomicWrite,
@@ -18,7 +20,7 @@ import {
   sliceChars,
   specialFileKind,
   writeTarget,
-} from "./fs_util.ts";
+} from "../fs/mod.ts";
 
 /** Text encodings an edit can round-trip. */
 export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be";
@@ -310,8 +312,8 @@ export function contextSnippet(text: string, start: number, end: number, maxLine
   return out.join("\n");
 }
 
-function fail(content: string): ToolResult {
-  return { content, isError: true };
+function fail(content: string, code: ToolErrorCode): ToolResult {
+  return { content, isError: true, code };
 }
 
 /**
@@ -324,34 +326,43 @@ export async function editTextFile(
   edits: TextEdit[],
   tool: "edit_file" | "multi_edit",
 ): Promise<ToolResult> {
-  const target = await writeTarget(resolveToolPath(ctx.root, path));
-  let info: Deno.FileInfo;
+  const ws = ctx.workspace;
+  const on = { workspace: ws };
+  const target = await writeTarget(resolveToolPath(ctx.root, path), on);
+  let info: FileInfo;
   let bytes: Uint8Array;
   try {
-    info = await Deno.stat(target);
-    if (info.isDirectory) return fail(`Cannot edit ${path}: it is a directory, not a file.`);
+    info = await ws.stat(target);
+    if (info.isDirectory) {
+      return fail(`Cannot edit ${path}: it is a directory, not a file.`, "wrong_type");
+    }
     if (!info.isFile) {
       // Reading a FIFO or device would block or never end; writing would replace the node.
       return fail(
         `Cannot edit ${path}: it is ${specialFileKind(info)}, not a regular file; the edit ` +
           "tools change regular files only.",
+        "wrong_type",
       );
     }
     if (info.size > MAX_TEXT_FILE_BYTES) {
       return fail(
         `Cannot edit ${path}: it is ${formatSize(info.size)}, more than the ` +
           `${formatSize(MAX_TEXT_FILE_BYTES)} the edit tools load. Use bash (e.g. sed) instead.`,
+        "too_large",
       );
     }
-    bytes = await Deno.readFile(target);
+    bytes = await ws.readFile(target);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
-      return fail(`Cannot edit ${path}: the file does not exist. Use write_file to create it.`);
+    if (isNotFound(error)) {
+      return fail(
+        `Cannot edit ${path}: the file does not exist. Use write_file to create it.`,
+        "not_found",
+      );
     }
-    return fail(`Cannot edit ${path}: ${fsErrorMessage(error, path)}.`);
+    return fail(`Cannot edit ${path}: ${fsErrorMessage(error, path)}.`, "io");
   }
   const decoded = decodeText(bytes);
-  if (!decoded.ok) return fail(`Cannot edit ${path}: ${decoded.error}.`);
+  if (!decoded.ok) return fail(`Cannot edit ${path}: ${decoded.error}.`, "invalid_arguments");
   const { encoding, bom } = decoded.value;
   const before = decoded.value.text;
   const eol = detectLineEnding(before);
@@ -366,6 +377,7 @@ export async function editTextFile(
           ? `edits[${index}] failed: ${outcome.error}. No edits were applied; ${path} is ` +
             "unchanged."
           : `Cannot edit ${path}: ${outcome.error}.`,
+        "conflict",
       );
     }
     text = outcome.text;
@@ -376,19 +388,27 @@ export async function editTextFile(
     return fail(
       `Cannot edit ${path}: the edits cancel each other out, so the file would not change; ` +
         "it was not written.",
+      "conflict",
     );
   }
-  const readOnly = await readOnlyReason(target, info);
+  const readOnly = await readOnlyReason(target, info, on);
   if (readOnly) {
     return fail(
       `Cannot edit ${path}: ${readOnly}. The file is unchanged; if it should change, make it ` +
         "writable first (e.g. chmod u+w with bash).",
+      "permission_denied",
     );
   }
   try {
-    await atomicWrite(target, encodeText(text, encoding, bom), { mode: permissionBits(info) });
+    await atomicWrite(target, encodeText(text, encoding, bom), {
+      ...on,
+      mode: permissionBits(info),
+    });
   } catch (error) {
-    return fail(`Cannot write ${path}: ${fsErrorMessage(error, path)}. The file is unchanged.`);
+    return fail(
+      `Cannot write ${path}: ${fsErrorMessage(error, path)}. The file is unchanged.`,
+      "io",
+    );
   }
   const noun = replacements === 1 ? "replacement" : "replacements";
   const summary = tool === "multi_edit"

@@ -10,6 +10,7 @@
 import { dirname, join, relative } from "node:path";
 import picomatch from "picomatch";
 import { toPosix } from "../paths.ts";
+import type { DirEntry, Workspace } from "../workspace/types.ts";
 
 /** What a gitignore-style matcher says about one path. */
 export type IgnoreMatch = "ignore" | "whitelist" | undefined;
@@ -186,31 +187,33 @@ interface Layer {
   hasGit: boolean;
 }
 
-async function readText(path: string): Promise<string | undefined> {
+const utf8 = new TextDecoder();
+
+async function readText(ws: Workspace, path: string): Promise<string | undefined> {
   try {
-    return await Deno.readTextFile(path);
+    return utf8.decode(await ws.readFile(path));
   } catch {
     return undefined;
   }
 }
 
-async function exists(path: string): Promise<boolean> {
+async function exists(ws: Workspace, path: string): Promise<boolean> {
   try {
-    await Deno.lstat(path);
+    await ws.lstat(path);
     return true;
   } catch {
     return false;
   }
 }
 
-async function loadLayer(dir: string): Promise<Layer | undefined> {
+async function loadLayer(ws: Workspace, dir: string): Promise<Layer | undefined> {
   const [custom, dot, git, hasGit] = await Promise.all([
-    readText(join(dir, ".rgignore")),
-    readText(join(dir, ".ignore")),
-    readText(join(dir, ".gitignore")),
-    exists(join(dir, ".git")),
+    readText(ws, join(dir, ".rgignore")),
+    readText(ws, join(dir, ".ignore")),
+    readText(ws, join(dir, ".gitignore")),
+    exists(ws, join(dir, ".git")),
   ]);
-  const exclude = hasGit ? await readText(join(dir, ".git", "info", "exclude")) : undefined;
+  const exclude = hasGit ? await readText(ws, join(dir, ".git", "info", "exclude")) : undefined;
   if (custom === undefined && dot === undefined && git === undefined && !hasGit) return undefined;
   return {
     dir,
@@ -225,26 +228,28 @@ async function loadLayer(dir: string): Promise<Layer | undefined> {
 /** The ignore files that apply at one directory: its own and its ancestors'. */
 export class IgnoreRules {
   readonly #layers: readonly Layer[];
+  readonly #ws: Workspace;
 
-  private constructor(layers: readonly Layer[]) {
+  private constructor(ws: Workspace, layers: readonly Layer[]) {
+    this.#ws = ws;
     this.#layers = layers;
   }
 
   /** Rules for a walk starting at `root`, including ignore files of every ancestor. */
-  static async forRoot(root: string): Promise<IgnoreRules> {
+  static async forRoot(root: string, ws: Workspace): Promise<IgnoreRules> {
     const dirs: string[] = [];
     for (let dir = root;; dir = dirname(dir)) {
       dirs.unshift(dir);
       if (dirname(dir) === dir) break;
     }
-    const layers = await Promise.all(dirs.map(loadLayer));
-    return new IgnoreRules(layers.filter((l): l is Layer => l !== undefined));
+    const layers = await Promise.all(dirs.map((dir) => loadLayer(ws, dir)));
+    return new IgnoreRules(ws, layers.filter((l): l is Layer => l !== undefined));
   }
 
   /** Rules inside subdirectory `dir`. */
   async child(dir: string): Promise<IgnoreRules> {
-    const layer = await loadLayer(dir);
-    return layer ? new IgnoreRules([...this.#layers, layer]) : this;
+    const layer = await loadLayer(this.#ws, dir);
+    return layer ? new IgnoreRules(this.#ws, [...this.#layers, layer]) : this;
   }
 
   /** Whether ignore files exclude the absolute path `path`. */
@@ -280,6 +285,8 @@ export interface WalkedFile {
 
 /** Options of {@linkcode walkFiles}. */
 export interface WalkOptions {
+  /** Where the files are. */
+  workspace: Workspace;
   signal: AbortSignal;
   /** Told about each directory that cannot be listed (it is skipped, like ripgrep does). */
   onUnreadable?(path: string, error: unknown): void;
@@ -287,7 +294,7 @@ export interface WalkOptions {
   filter?: GlobFilter;
 }
 
-function byName(a: Deno.DirEntry, b: Deno.DirEntry): number {
+function byName(a: DirEntry, b: DirEntry): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
@@ -296,7 +303,7 @@ function byName(a: Deno.DirEntry, b: Deno.DirEntry): number {
  * skipped. Throws the signal's reason when aborted.
  */
 export async function* walkFiles(root: string, opts: WalkOptions): AsyncGenerator<WalkedFile> {
-  yield* walkDir(root, "", await IgnoreRules.forRoot(root), opts);
+  yield* walkDir(root, "", await IgnoreRules.forRoot(root, opts.workspace), opts);
 }
 
 async function* walkDir(
@@ -306,9 +313,9 @@ async function* walkDir(
   opts: WalkOptions,
 ): AsyncGenerator<WalkedFile> {
   opts.signal.throwIfAborted();
-  const entries: Deno.DirEntry[] = [];
+  const entries: DirEntry[] = [];
   try {
-    for await (const entry of Deno.readDir(dir)) entries.push(entry);
+    for await (const entry of opts.workspace.readDir(dir)) entries.push(entry);
   } catch (error) {
     opts.onUnreadable?.(dir, error);
     return;

@@ -40,7 +40,7 @@ Deno.test("IgnoreRules ranks .ignore above .gitignore and stops git rules at the
   await ws.write("repo/.git/HEAD", "");
   await ws.write("repo/.gitignore", "*.log\n");
   await ws.write("repo/.ignore", "!important.log\n");
-  const rules = await IgnoreRules.forRoot(ws.path("repo"));
+  const rules = await IgnoreRules.forRoot(ws.path("repo"), ws.ctx.workspace);
   assert.equal(rules.isIgnored(ws.path("repo/a.log"), false), true);
   assert.equal(rules.isIgnored(ws.path("repo/important.log"), false), false);
   assert.equal(rules.isIgnored(ws.path("repo/a.txt"), false), false, "above the repo root");
@@ -50,14 +50,21 @@ Deno.test("walkFiles yields files in name order and stops when aborted", async (
   await using ws = await createTestWorkspace();
   for (const name of ["b.txt", "a/z.txt", "a.txt", ".git/config"]) await ws.write(name, "");
   const seen: string[] = [];
-  for await (const file of walkFiles(ws.root, { signal: new AbortController().signal })) {
+  for await (
+    const file of walkFiles(ws.root, {
+      signal: new AbortController().signal,
+      workspace: ws.ctx.workspace,
+    })
+  ) {
     seen.push(file.rel);
   }
   assert.deepEqual(seen, ["a/z.txt", "a.txt", "b.txt"]);
   const controller = new AbortController();
   controller.abort();
   await assert.rejects(async () => {
-    for await (const _ of walkFiles(ws.root, { signal: controller.signal })) {
+    for await (
+      const _ of walkFiles(ws.root, { signal: controller.signal, workspace: ws.ctx.workspace })
+    ) {
       // Never reached.
     }
   });

@@ -8,7 +8,9 @@ import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
-import type { Tool, ToolResult } from "../types.ts";
+import type { Tool, ToolErrorCode, ToolResult } from "../types.ts";
+import { isNotFound } from "../workspace/errors.ts";
+import type { FileInfo, Workspace } from "../workspace/types.ts";
 import { unifiedDiff } from "./diff_meta.ts";
 import {
   atomicWrite,
@@ -18,22 +20,26 @@ import {
   readOnlyReason,
   specialFileKind,
   writeTarget,
-} from "./fs_util.ts";
+} from "../fs/mod.ts";
 
 const input = z.object({
   path: z.string().min(1).describe("File to write, relative to the workspace root or absolute."),
   content: z.string().describe("The complete new content of the file."),
 });
 
-function fail(content: string): ToolResult {
-  return { content, isError: true };
+function fail(content: string, code: ToolErrorCode): ToolResult {
+  return { content, isError: true, code };
 }
 
 /** The previous text of a file for the diff, when it is small UTF-8 text. */
-async function previousText(path: string, info: Deno.FileInfo): Promise<string | undefined> {
+async function previousText(
+  ws: Workspace,
+  path: string,
+  info: FileInfo,
+): Promise<string | undefined> {
   if (info.size > MAX_TEXT_FILE_BYTES) return undefined;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(await Deno.readFile(path));
+    return new TextDecoder("utf-8", { fatal: true }).decode(await ws.readFile(path));
   } catch {
     return undefined;
   }
@@ -49,45 +55,53 @@ export const writeFileTool: Tool = defineTool({
   readOnly: false,
   access: (args) => ({ rule: "Write", writes: [args.path] }),
   async run(args, ctx) {
-    const target = await writeTarget(resolveToolPath(ctx.root, args.path));
-    let existing: Deno.FileInfo | undefined;
+    const ws = ctx.workspace;
+    const on = { workspace: ws };
+    const target = await writeTarget(resolveToolPath(ctx.root, args.path), on);
+    let existing: FileInfo | undefined;
     try {
-      existing = await Deno.stat(target);
+      existing = await ws.stat(target);
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) {
-        return fail(`Cannot write ${args.path}: ${fsErrorMessage(error, args.path)}.`);
+      if (!isNotFound(error)) {
+        return fail(`Cannot write ${args.path}: ${fsErrorMessage(error, args.path)}.`, "io");
       }
     }
     if (existing?.isDirectory) {
-      return fail(`Cannot write ${args.path}: it is a directory. Give a file path.`);
+      return fail(`Cannot write ${args.path}: it is a directory. Give a file path.`, "wrong_type");
     }
     if (existing && !existing.isFile) {
       // Renaming over a FIFO or device would replace the node with a plain file.
       return fail(
         `Cannot write ${args.path}: it is ${specialFileKind(existing)}, not a regular file; ` +
           "write_file writes regular files only. Use bash to write to it.",
+        "wrong_type",
       );
     }
     if (!args.content.isWellFormed()) {
       return fail(
         `Cannot write ${args.path}: content contains an unpaired UTF-16 surrogate (half of a ` +
           "character such as an emoji), which cannot be written as UTF-8. Send whole characters.",
+        "invalid_arguments",
       );
     }
-    const readOnly = existing ? await readOnlyReason(target, existing) : undefined;
+    const readOnly = existing ? await readOnlyReason(target, existing, on) : undefined;
     if (readOnly) {
       return fail(
         `Cannot write ${args.path}: ${readOnly}. The file is unchanged; if it should be ` +
           "replaced, make it writable first (e.g. chmod u+w with bash).",
+        "permission_denied",
       );
     }
-    const before = existing ? await previousText(target, existing) : "";
+    const before = existing ? await previousText(ws, target, existing) : "";
     const data = new TextEncoder().encode(args.content);
     try {
-      await Deno.mkdir(dirname(target), { recursive: true });
-      await atomicWrite(target, data, { mode: existing ? permissionBits(existing) : undefined });
+      await ws.mkdir(dirname(target), { recursive: true });
+      await atomicWrite(target, data, {
+        ...on,
+        mode: existing ? permissionBits(existing) : undefined,
+      });
     } catch (error) {
-      return fail(`Cannot write ${args.path}: ${fsErrorMessage(error, args.path)}.`);
+      return fail(`Cannot write ${args.path}: ${fsErrorMessage(error, args.path)}.`, "io");
     }
     const verb = existing ? "Overwrote" : "Created";
     const noun = data.length === 1 ? "byte" : "bytes";

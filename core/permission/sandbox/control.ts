@@ -14,8 +14,10 @@
  * @module
  */
 import { dirname, join, relative, resolve } from "node:path";
-import { canonicalPath, canonicalPathSync } from "../confine.ts";
+import { canonicalPath } from "../confine.ts";
 import { controlTargets } from "../control_files.ts";
+import { localWorkspace } from "../../../tools/workspace/local.ts";
+import type { FileInfo, Workspace } from "../../../tools/workspace/types.ts";
 
 /** Names, in the workspace root and the project directory, that Reasonix reads at start-up. */
 export const PROJECT_CONTROL_FILES: readonly string[] = [
@@ -46,8 +48,21 @@ export interface ControlPlan {
   guards: Guard[];
 }
 
-async function lstat(path: string): Promise<Deno.FileInfo | undefined> {
-  return await Deno.lstat(path).catch(() => undefined);
+/** Where the control files are: a workspace, default this machine's. */
+export interface ControlOptions {
+  workspace?: Workspace;
+}
+
+function lstatOn(ws: Workspace): (path: string) => Promise<FileInfo | undefined> {
+  return (path) => ws.lstat(path).catch(() => undefined);
+}
+
+async function readText(ws: Workspace, path: string): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await ws.readFile(path));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -57,7 +72,11 @@ async function lstat(path: string): Promise<Deno.FileInfo | undefined> {
 export async function controlPlan(
   dirs: readonly string[],
   writable: (path: string) => boolean,
+  opts: ControlOptions = {},
 ): Promise<ControlPlan> {
+  const ws = opts.workspace ?? localWorkspace();
+  const on = { workspace: ws };
+  const lstat = lstatOn(ws);
   const plan: ControlPlan = { readOnly: [], guards: [] };
   const seen = new Set<string>();
 
@@ -69,8 +88,8 @@ export async function controlPlan(
     if (!info) plan.guards.push({ path, was: { kind: "missing" } });
     else if (!info.isSymlink) plan.readOnly.push(path);
     else {
-      plan.guards.push({ path, was: { kind: "link", target: await Deno.readLink(path) } });
-      const target = await canonicalPath(path);
+      plan.guards.push({ path, was: { kind: "link", target: await ws.readLink(path) } });
+      const target = await canonicalPath(path, on);
       if (!linkOnly && (await lstat(target))) await protect(target);
     }
   };
@@ -78,9 +97,9 @@ export async function controlPlan(
   const protectGitDir = async (gitDir: string, depth: number): Promise<void> => {
     for (const name of GIT_CONTROL_FILES) await protect(join(gitDir, name));
     const commondir = join(gitDir, "commondir");
-    const text = await Deno.readTextFile(commondir).catch(() => undefined);
+    const text = await readText(ws, commondir);
     if (text === undefined || depth > 0) return;
-    const common = await canonicalPath(resolve(gitDir, text.trim()));
+    const common = await canonicalPath(resolve(gitDir, text.trim()), on);
     if ((await lstat(common))?.isDirectory) await protectGitDir(common, depth + 1);
   };
 
@@ -98,11 +117,11 @@ export async function controlPlan(
       plan.readOnly.push(dotGit);
       seen.add(dotGit);
     }
-    const gitDir = await gitDirOf(dotGit);
+    const gitDir = await gitDirOf(ws, dotGit);
     if (gitDir) await protectGitDir(gitDir, 0);
     // Where the config sends git for hooks (`core.hooksPath`, e.g. `.husky`) and includes.
     // The git directory itself stays writable: commits write there.
-    for (const target of await controlTargets(dir)) {
+    for (const target of await controlTargets(dir, on)) {
       if (target !== gitDir) await protect(target);
     }
   }
@@ -110,43 +129,50 @@ export async function controlPlan(
 }
 
 /** The git directory `.git` stands for: itself, a link's target or a `gitdir:` file's. */
-async function gitDirOf(dotGit: string): Promise<string | undefined> {
-  const real = await canonicalPath(dotGit);
-  const info = await Deno.stat(real).catch(() => undefined);
+async function gitDirOf(ws: Workspace, dotGit: string): Promise<string | undefined> {
+  const on = { workspace: ws };
+  const real = await canonicalPath(dotGit, on);
+  const info = await ws.stat(real).catch(() => undefined);
   if (info?.isDirectory) return real;
   if (!info?.isFile) return undefined;
-  const text = await Deno.readTextFile(real).catch(() => "");
+  const text = (await readText(ws, real)) ?? "";
   const match = /^gitdir:\s*(.+?)\s*$/m.exec(text);
   if (!match) return undefined;
-  const dir = await canonicalPath(resolve(dirname(dotGit), match[1]));
-  return (await Deno.stat(dir).catch(() => undefined))?.isDirectory ? dir : undefined;
+  const dir = await canonicalPath(resolve(dirname(dotGit), match[1]), on);
+  return (await ws.stat(dir).catch(() => undefined))?.isDirectory ? dir : undefined;
 }
 
 /**
  * Restores every guarded path after the command: removes what was created, puts a changed
  * link back. Returns one note per restored path, naming it relative to `root`.
  */
-export async function settleGuards(guards: readonly Guard[], root: string): Promise<string[]> {
+export async function settleGuards(
+  guards: readonly Guard[],
+  root: string,
+  opts: ControlOptions = {},
+): Promise<string[]> {
+  const ws = opts.workspace ?? localWorkspace();
+  const lstat = lstatOn(ws);
   const notes: string[] = [];
   for (const guard of guards) {
     const info = await lstat(guard.path);
     const unchanged = guard.was.kind === "missing"
       ? info === undefined
       : info?.isSymlink === true &&
-        (await Deno.readLink(guard.path).catch(() => undefined)) === guard.was.target;
+        (await ws.readLink(guard.path).catch(() => undefined)) === guard.was.target;
     if (unchanged) continue;
     const shown = relative(root, guard.path) || guard.path;
     const parent = dirname(guard.path);
     // Undo only in the directory that was checked: never through a parent swapped for a link.
-    if (canonicalPathSync(parent) !== parent) {
+    if ((await canonicalPath(parent, { workspace: ws })) !== parent) {
       notes.push(
         `[${shown} changed and its parent directory was replaced, so it was not restored; ` +
           "check it before running Reasonix or git here again]",
       );
       continue;
     }
-    if (info) await Deno.remove(guard.path, { recursive: true });
-    if (guard.was.kind === "link") await Deno.symlink(guard.was.target, guard.path);
+    if (info) await ws.remove(guard.path, { recursive: true });
+    if (guard.was.kind === "link") await ws.symlink(guard.was.target, guard.path);
     notes.push(
       `[${shown} was ${guard.was.kind === "missing" ? "created" : "changed"} by the command and ` +
         `has been ${guard.was.kind === "missing" ? "removed" : "restored"}: sandboxed ` +

@@ -20,6 +20,8 @@ import type {
   ShellSpawnOptions,
 } from "../../../tools/types.ts";
 import { isWithin } from "../../../tools/paths.ts";
+import { localWorkspace } from "../../../tools/workspace/local.ts";
+import type { FileInfo, Workspace } from "../../../tools/workspace/types.ts";
 import { canonicalPath, type WriteScope } from "../confine.ts";
 import type { SandboxMode } from "../presets.ts";
 import { bwrapArgs, bwrapBaseArgs, filtersUnixSockets } from "./bwrap.ts";
@@ -80,7 +82,7 @@ export interface SandboxShellOptions {
   scope: WriteScope;
   /** Session-private temp directory; the sandbox's `/tmp` lives in it. */
   tempDir: string;
-  /** The platform; default `Deno.build.os`. */
+  /** The platform; default the workspace's. */
   os?: typeof Deno.build.os;
   /**
    * The programs, resolved at start-up (`setupPermissions` does). Absent: looked up once, on
@@ -104,6 +106,11 @@ export interface SandboxShellOptions {
   allowUnixSockets?: boolean;
   /** The CPU architecture the seccomp filter is built for; default `Deno.build.arch`. */
   arch?: string;
+  /**
+   * Where commands run and the mounted tree is checked: the same workspace the tools use.
+   * Default this machine's.
+   */
+  workspace?: Workspace;
 }
 
 /** Looks `name` up on `PATH` the careful way (see {@linkcode findTrustedProgram}). */
@@ -111,13 +118,9 @@ export function whichOnPath(name: string): Promise<string | undefined> {
   return findTrustedProgram(name);
 }
 
-async function lstat(path: string): Promise<Deno.FileInfo | undefined> {
-  return await Deno.lstat(path).catch(() => undefined);
-}
-
 /** Fails unless `path`, which was canonical at start-up, still is. */
-async function stillCanonical(path: string, what: string): Promise<void> {
-  const now = await canonicalPath(path);
+async function stillCanonical(ws: Workspace, path: string, what: string): Promise<void> {
+  const now = await canonicalPath(path, { workspace: ws });
   if (now === path) return;
   throw new SandboxPathError(
     `${what} ${path} now leads to ${now}: it was replaced by a symlink after Reasonix started, ` +
@@ -143,10 +146,14 @@ function ancestorsToPin(paths: readonly string[], roots: readonly string[]): str
 
 /** A launcher that confines every command to the preset's sandbox. */
 export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
-  const os = opts.os ?? Deno.build.os;
+  const ws = opts.workspace ?? localWorkspace();
+  const on = { workspace: ws };
+  const lstat = (path: string): Promise<FileInfo | undefined> =>
+    ws.lstat(path).catch(() => undefined);
+  const os = opts.os ?? ws.os;
   const backend = backendFor(os);
   const which = opts.which ??
-    ((name: string) => findTrustedProgram(name, { untrusted: opts.scope.roots() }));
+    ((name: string) => findTrustedProgram(name, { untrusted: opts.scope.roots(), workspace: ws }));
   let resolving: Promise<SandboxPrograms> | undefined;
   const programs = (): Promise<SandboxPrograms> => {
     if (opts.programs) return Promise.resolve(opts.programs);
@@ -180,27 +187,27 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
 
   /** bwrap with `args`, with the filter on its descriptor when `filter`. */
   const bwrapCommand = (
-    bwrap: string,
-    bash: string,
+    { bwrap, bash }: { bwrap: string; bash: string },
     args: string[],
     filter: boolean,
   ): { program: string; args: string[] } =>
-    filter ? withSeccompFd(bash, filterBytes(), bwrap, args) : { program: bwrap, args };
+    filter
+      ? withSeccompFd(bash, filterBytes(), { program: bwrap, args })
+      : { program: bwrap, args };
 
   /** Runs a trivial command in the sandbox once, so a broken setup fails with its reason. */
   const probe = (bwrap: string, bash: string, filter: boolean): Promise<void> => {
     probed ??= (async () => {
       const seccomp = filter ? ["--seccomp", String(SECCOMP_FD)] : [];
       const base = [...bwrapBaseArgs(opts.network), "--ro-bind", "/", "/", "--cap-drop", "ALL"];
-      const command = bwrapCommand(bwrap, bash, [...base, ...seccomp, "true"], filter);
-      const out = await new Deno.Command(command.program, {
-        args: command.args,
-        stdin: "null",
+      const command = bwrapCommand({ bwrap, bash }, [...base, ...seccomp, "true"], filter);
+      const child = await ws.spawn([command.program, ...command.args], {
+        cwd: "/",
         stdout: "null",
-        stderr: "piped",
-      }).output();
+      });
+      const [out, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
       if (!out.success) {
-        const why = new TextDecoder().decode(out.stderr).trim();
+        const why = stderr.trim();
         throw unavailable(
           "bubblewrap",
           `bubblewrap is installed but cannot create a sandbox here (${
@@ -238,20 +245,20 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
 
       const extra: string[] = [];
       for (const dir of spawn.writeDirs ?? []) {
-        const canonical = await canonicalPath(dir, spawn.cwd);
+        const canonical = await canonicalPath(dir, { ...on, base: spawn.cwd });
         if (opts.scope.allowsWrite(canonical)) continue;
         if (opts.mode !== "workspace-write" || !opts.scope.takeOnce(canonical)) {
           throw new WriteScopeError(
             `additional_write_dirs ${canonical} was not approved, so the command was not run.`,
           );
         }
-        await Deno.mkdir(canonical, { recursive: true });
+        await ws.mkdir(canonical, { recursive: true });
         extra.push(canonical);
       }
       const roots: string[] = [];
       for (const root of [...opts.scope.roots(), ...extra]) {
         if (!(await lstat(root))) continue;
-        await stillCanonical(root, "The writable root");
+        await stillCanonical(ws, root, "The writable root");
         roots.push(root);
       }
       const writing = opts.mode === "workspace-write";
@@ -262,7 +269,7 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
       for (const path of opts.scope.forbidden()) {
         const info = await lstat(path);
         if (!info) continue;
-        await stillCanonical(path, "The forbid_read path");
+        await stillCanonical(ws, path, "The forbid_read path");
         hidden.push({ path, dir: info.isDirectory });
       }
       let readOnly: string[] = [];
@@ -274,7 +281,7 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
         for (const dir of opts.controlDirs ?? []) {
           if ((await lstat(dir))?.isDirectory && inRoot(dir)) dirs.push(dir);
         }
-        ({ readOnly, guards } = await controlPlan(dirs, inRoot));
+        ({ readOnly, guards } = await controlPlan(dirs, inRoot, on));
         // A path that is mounted on is a mount point already; guarded ones are not.
         const mounted = [...hidden.map((h) => h.path), ...readOnly];
         pinned = ancestorsToPin([...mounted, ...guards.map((g) => g.path)], writable)
@@ -283,11 +290,11 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
       let tmp: string | undefined;
       if (writing) {
         tmp = join(opts.tempDir, "sandbox-tmp");
-        await Deno.mkdir(tmp, { recursive: true });
+        await ws.mkdir(tmp, { recursive: true });
       }
       const spec: SandboxSpec = {
         command,
-        cwd: await canonicalPath(spawn.cwd),
+        cwd: await canonicalPath(spawn.cwd, on),
         writable,
         visible,
         hidden,
@@ -299,7 +306,7 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
         tmp,
         shell: bash,
       };
-      const settle = guards.length ? () => settleGuards(guards, spawn.cwd) : undefined;
+      const settle = guards.length ? () => settleGuards(guards, spawn.cwd, on) : undefined;
 
       if (backend === "bubblewrap") {
         if (!found.bwrap) {
@@ -310,7 +317,7 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
         }
         const filter = filtersUnixSockets(spec);
         await probe(found.bwrap, bash, filter);
-        return { ...bwrapCommand(found.bwrap, bash, bwrapArgs(spec), filter), settle };
+        return { ...bwrapCommand({ bwrap: found.bwrap, bash }, bwrapArgs(spec), filter), settle };
       }
       // Only the system's own copy: a sandbox-exec found on PATH could be anyone's.
       if (!(await lstat("/usr/bin/sandbox-exec"))) {

@@ -152,8 +152,7 @@ export const SECCOMP_FD = 3;
 export function withSeccompFd(
   bash: string,
   bytes: Uint8Array,
-  program: string,
-  args: readonly string[],
+  { program, args }: { program: string; args: readonly string[] },
 ): { program: string; args: string[] } {
   const escaped = Array.from(bytes, (b) => `\\x${b.toString(16).padStart(2, "0")}`).join("");
   return {

@@ -129,7 +129,7 @@ Deno.test({
     const bytes = encodeFilter(unixSocketFilter("x86_64"));
     // Stand-in for bwrap: reports what it read on fd 3 and then its stdin.
     const probe = "od -An -v -tx1 <&3 | tr -d ' \\n'; echo; cat";
-    const wrapped = withSeccompFd("/bin/bash", bytes, "/bin/sh", ["-c", probe]);
+    const wrapped = withSeccompFd("/bin/bash", bytes, { program: "/bin/sh", args: ["-c", probe] });
     assert.equal(wrapped.program, "/bin/bash");
     assert.deepEqual(wrapped.args.slice(-2), ["-c", probe]);
     const child = new Deno.Command(wrapped.program, {
@@ -150,7 +150,10 @@ Deno.test({
   name: "the wrapper passes exit codes through",
   ignore: Deno.build.os === "windows",
   async fn() {
-    const wrapped = withSeccompFd("/bin/bash", new Uint8Array(8), "/bin/sh", ["-c", "exit 7"]);
+    const wrapped = withSeccompFd("/bin/bash", new Uint8Array(8), {
+      program: "/bin/sh",
+      args: ["-c", "exit 7"],
+    });
     const out = await new Deno.Command(wrapped.program, { args: wrapped.args }).output();
     assert.equal(out.code, 7);
   },

@@ -1,16 +1,29 @@
 /**
- * File-system helpers shared by the built-in tools: atomic writes, readable error messages,
- * sizes and executable lookup.
+ * File helpers shared by the built-in tools, the configuration writers and the memory store:
+ * atomic, link-keeping writes, readable error messages and executable lookup. Each runs
+ * against a {@linkcode Workspace} (default: this machine's), so the tools can use them over
+ * any implementation while local callers (configuration files) need not pass one.
  *
  * @module
  */
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { localWorkspace } from "../workspace/local.ts";
+import { fsErrorCode, isNotFound } from "../workspace/errors.ts";
+import type { FileHandle, FileInfo, Workspace } from "../workspace/types.ts";
 
 /** Largest file the text tools load whole. Bigger files need windows or the shell. */
 export const MAX_TEXT_FILE_BYTES = 10 * 1024 * 1024;
 
+/** Where a helper runs: a workspace (default this machine's) and a signal. */
+export interface OnWorkspace {
+  /** Default {@linkcode localWorkspace}. */
+  workspace?: Workspace;
+  /** Stops the file operations. */
+  signal?: AbortSignal;
+}
+
 /** Options of {@linkcode atomicWrite}. */
-export interface AtomicWriteOptions {
+export interface AtomicWriteOptions extends OnWorkspace {
   /** Permission bits to give the file (e.g. the mode of the file being replaced). */
   mode?: number;
   /** Without `mode`: the mode a new file is created with, narrowed by the umask. */
@@ -26,31 +39,34 @@ export async function atomicWrite(
   data: Uint8Array,
   opts: AtomicWriteOptions = {},
 ): Promise<void> {
+  const ws = opts.workspace ?? localWorkspace();
+  const signal = opts.signal;
   const temp = join(dirname(path), `.${basename(path)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  let file: Deno.FsFile | undefined;
+  let file: FileHandle | undefined;
   try {
-    file = await Deno.open(temp, {
+    file = await ws.open(temp, {
       write: true,
       createNew: true,
       mode: opts.mode ?? opts.createMode ?? 0o666,
+      signal,
     });
     let offset = 0;
     while (offset < data.length) offset += await file.write(data.subarray(offset));
     await file.syncData();
     // The umask narrows the creation mode; an existing file's mode is restored exactly.
-    if (opts.mode !== undefined && Deno.build.os !== "windows") await Deno.chmod(temp, opts.mode);
-    file.close();
+    if (opts.mode !== undefined && ws.os !== "windows") await ws.chmod(temp, opts.mode);
+    await file.close();
     file = undefined;
-    await Deno.rename(temp, path);
+    await ws.rename(temp, path);
   } catch (error) {
-    file?.close();
-    await Deno.remove(temp).catch(() => {});
+    await file?.close().catch(() => {});
+    await ws.remove(temp).catch(() => {});
     throw error;
   }
 }
 
 /** Options of {@linkcode replaceFile}. */
-export interface ReplaceFileOptions {
+export interface ReplaceFileOptions extends OnWorkspace {
   /** The mode a new file is created with, narrowed by the umask. Default 0o666. */
   newFileMode?: number;
   /** Create the file's folder when it is missing. */
@@ -67,19 +83,25 @@ export async function replaceFile(
   data: Uint8Array,
   opts: ReplaceFileOptions = {},
 ): Promise<void> {
-  const target = await writeTarget(path);
+  const ws = opts.workspace ?? localWorkspace();
+  const on = { workspace: ws, signal: opts.signal };
+  const target = await writeTarget(path, on);
   let mode: number | undefined;
   try {
-    mode = permissionBits(await Deno.stat(target));
+    mode = permissionBits(await ws.stat(target, on));
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (!isNotFound(error)) throw error;
   }
-  if (opts.makeParents) await Deno.mkdir(dirname(target), { recursive: true });
-  await atomicWrite(target, data, mode === undefined ? { createMode: opts.newFileMode } : { mode });
+  if (opts.makeParents) await ws.mkdir(dirname(target), { recursive: true, signal: opts.signal });
+  await atomicWrite(
+    target,
+    data,
+    mode === undefined ? { ...on, createMode: opts.newFileMode } : { ...on, mode },
+  );
 }
 
 /** Permission bits of a stat result, or undefined where the platform has none. */
-export function permissionBits(info: Deno.FileInfo): number | undefined {
+export function permissionBits(info: FileInfo): number | undefined {
   return info.mode === null ? undefined : info.mode & 0o7777;
 }
 
@@ -93,20 +115,21 @@ const MAX_SYMLINK_HOPS = 40;
  * kernel) place the write; a link loop resolves to `path` itself, so the caller's `stat`
  * reports the loop.
  */
-export async function writeTarget(path: string): Promise<string> {
+export async function writeTarget(path: string, opts: OnWorkspace = {}): Promise<string> {
+  const ws = opts.workspace ?? localWorkspace();
   let current = path;
   for (let hop = 0; hop <= MAX_SYMLINK_HOPS; hop++) {
-    let info: Deno.FileInfo;
+    let info: FileInfo;
     try {
-      info = await Deno.lstat(current);
+      info = await ws.lstat(current, opts);
     } catch {
       return current;
     }
-    if (!info.isSymlink) return hop === 0 ? current : await Deno.realPath(current);
+    if (!info.isSymlink) return hop === 0 ? current : await ws.realPath(current, opts);
     try {
       // The link's directory may itself be reached through links; `..` in the target is
       // taken from its real location, as the kernel does.
-      current = resolve(await Deno.realPath(dirname(current)), await Deno.readLink(current));
+      current = resolve(await ws.realPath(dirname(current), opts), await ws.readLink(current));
     } catch {
       return path;
     }
@@ -115,7 +138,7 @@ export async function writeTarget(path: string): Promise<string> {
 }
 
 /** What kind of non-regular file `info` describes, for messages. */
-export function specialFileKind(info: Deno.FileInfo): string {
+export function specialFileKind(info: FileInfo): string {
   if (info.isDirectory) return "a directory";
   if (info.isFifo) return "a FIFO (named pipe)";
   if (info.isSocket) return "a socket";
@@ -133,118 +156,96 @@ export function specialFileKind(info: Deno.FileInfo): string {
  */
 export async function readOnlyReason(
   path: string,
-  info: Deno.FileInfo,
+  info: FileInfo,
+  opts: OnWorkspace = {},
 ): Promise<string | undefined> {
+  const ws = opts.workspace ?? localWorkspace();
   const bits = permissionBits(info);
   if (bits !== undefined && (bits & 0o222) === 0) {
     return `it is read-only (mode ${(bits & 0o777).toString(8).padStart(3, "0")})`;
   }
   try {
-    (await Deno.open(path, { write: true })).close();
+    await (await ws.open(path, { write: true, signal: opts.signal })).close();
   } catch (error) {
-    if (error instanceof Deno.errors.PermissionDenied) return "it is not writable by this user";
+    const code = fsErrorCode(error);
+    if (code === "EACCES" || code === "EPERM") return "it is not writable by this user";
   }
   return undefined;
 }
 
-/** Whether a UTF-16 code unit is the high (first) half of a surrogate pair. */
-function isHighSurrogate(code: number): boolean {
-  return code >= 0xd800 && code <= 0xdbff;
-}
-
-/**
- * The first `max` UTF-16 code units of `text`, one fewer when the cut would split a
- * surrogate pair, so a cut never leaves half a character.
- */
-export function sliceChars(text: string, max: number): string {
-  if (text.length <= max) return text;
-  return text.slice(0, max > 0 && isHighSurrogate(text.charCodeAt(max - 1)) ? max - 1 : max);
-}
-
-/** Number of characters (code points) in `text`. */
-export function charCount(text: string): number {
-  let n = text.length;
-  for (let i = 0; i < text.length - 1; i++) {
-    if (isHighSurrogate(text.charCodeAt(i))) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-}
-
-/**
- * `text` cut to at most `max` UTF-16 units without splitting a character, with a
- * `[... N more characters]` marker when something was cut.
- */
-export function clipLine(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const kept = sliceChars(text, max);
-  return `${kept} [... ${charCount(text.slice(kept.length))} more characters]`;
-}
-
-/** `Deno.stat`, or undefined when nothing exists at `path`. Other errors propagate. */
-export async function statOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+/** `stat`, or undefined when nothing exists at `path`. Other errors propagate. */
+export async function statOrUndefined(
+  path: string,
+  opts: OnWorkspace = {},
+): Promise<FileInfo | undefined> {
   try {
-    return await Deno.stat(path);
+    return await (opts.workspace ?? localWorkspace()).stat(path, opts);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
 
 /** `lstat` (the link itself, not its target), or undefined when nothing is there. */
-export async function lstatOrUndefined(path: string): Promise<Deno.FileInfo | undefined> {
+export async function lstatOrUndefined(
+  path: string,
+  opts: OnWorkspace = {},
+): Promise<FileInfo | undefined> {
   try {
-    return await Deno.lstat(path);
+    return await (opts.workspace ?? localWorkspace()).lstat(path, opts);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
 }
 
 /** A short description of a file-system error for a tool result. */
 export function fsErrorMessage(error: unknown, shown: string): string {
-  if (error instanceof Deno.errors.NotFound) return `${shown} does not exist`;
-  if (error instanceof Deno.errors.PermissionDenied) return `permission denied for ${shown}`;
-  if (error instanceof Deno.errors.IsADirectory) return `${shown} is a directory`;
-  if (error instanceof Deno.errors.NotADirectory) {
-    return `a component of ${shown} is not a directory`;
+  switch (fsErrorCode(error)) {
+    case "ENOENT":
+      return `${shown} does not exist`;
+    case "EACCES":
+    case "EPERM":
+      return `permission denied for ${shown}`;
+    case "EISDIR":
+      return `${shown} is a directory`;
+    case "ENOTDIR":
+      return `a component of ${shown} is not a directory`;
+    case "EEXIST":
+      return `${shown} already exists`;
   }
-  if (error instanceof Deno.errors.AlreadyExists) return `${shown} already exists`;
   return `${shown}: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** A byte count for people: `512 B`, `1.5 KiB`, `3.2 MiB`. */
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value < 100 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+/** The separator of `PATH` entries on a platform. */
+export function pathListDelimiter(ws: Workspace): string {
+  return ws.os === "windows" ? ";" : ":";
+}
+
+/** Options of {@linkcode findExecutable}. */
+export interface FindExecutableOptions extends OnWorkspace {
+  /** The `PATH` to search; default the workspace's. */
+  path?: string;
 }
 
 /**
  * The full path of an executable found on `PATH`, or undefined. Relative entries (`.`,
  * `node_modules/.bin`) are skipped: they name a directory the model's commands can write.
  */
-export async function findExecutable(name: string): Promise<string | undefined> {
-  const path = Deno.env.get("PATH") ?? "";
-  const windows = Deno.build.os === "windows";
+export async function findExecutable(
+  name: string,
+  opts: FindExecutableOptions = {},
+): Promise<string | undefined> {
+  const ws = opts.workspace ?? localWorkspace();
+  const path = opts.path ?? ws.getEnv("PATH") ?? "";
+  const windows = ws.os === "windows";
   const suffixes = windows ? ["", ".exe", ".cmd", ".bat"] : [""];
-  for (const dir of path.split(delimiter)) {
+  for (const dir of path.split(pathListDelimiter(ws))) {
     if (!dir || !isAbsolute(dir)) continue;
     for (const suffix of suffixes) {
       const candidate = join(dir, name + suffix);
       try {
-        const info = await Deno.stat(candidate);
+        const info = await ws.stat(candidate, opts);
         if (info.isFile && (windows || info.mode === null || (info.mode & 0o111) !== 0)) {
           return candidate;
         }
@@ -257,13 +258,18 @@ export async function findExecutable(name: string): Promise<string | undefined> 
 }
 
 /** Sorts items by the modification time of their file, newest first, then by path. */
-export async function sortNewestFirst<T>(items: T[], pathOf: (item: T) => string): Promise<T[]> {
+export async function sortNewestFirst<T>(
+  items: T[],
+  pathOf: (item: T) => string,
+  opts: OnWorkspace = {},
+): Promise<T[]> {
+  const ws = opts.workspace ?? localWorkspace();
   const times = new Map<T, number>();
   const batch = 64;
   for (let i = 0; i < items.length; i += batch) {
     await Promise.all(
       items.slice(i, i + batch).map(async (item) => {
-        const info = await Deno.stat(pathOf(item)).catch(() => undefined);
+        const info = await ws.stat(pathOf(item)).catch(() => undefined);
         times.set(item, info?.mtime?.getTime() ?? 0);
       }),
     );

@@ -1,0 +1,111 @@
+/**
+ * What the command tree hands to the modules that do the work, and the shape of those
+ * lazily loaded modules. Kept apart so that neither side imports the other.
+ *
+ * @module
+ */
+import type { Command } from "commander";
+import type { McpConcurrency, McpTransportKind } from "../../plugins/mcp/types.ts";
+import type { InputFormat, OutputFormat } from "../output/format.ts";
+import type { PermissionFlags } from "../permission_flags.ts";
+import type { CliContext } from "./execute.ts";
+
+/** A headless run as the command line asks for it, checked. */
+export interface RunOptions {
+  /**
+   * The task: the words after the options, or stdin when none were given. Empty only with
+   * `inputFormat: "stream-json"`, whose user turns come from stdin.
+   */
+  task: string;
+  /** `-m`: provider, model, or provider/model. */
+  model?: string;
+  maxTurns?: number;
+  maxCost?: number;
+  maxTokens?: number;
+  timeoutMs?: number;
+  /** `--output-format` (`--json` is `"json"`). */
+  outputFormat: OutputFormat;
+  /** `--input-format`. */
+  inputFormat: InputFormat;
+  /** `--record <file>`. */
+  record?: string;
+  /** `--image`, in order; files or URLs. */
+  images: string[];
+  /** `"latest"` for `--continue`, the id (or prefix) for `--resume`. */
+  resume?: string;
+  permissions: PermissionFlags;
+}
+
+/** The interactive session as the top-level options ask for it. */
+export interface InteractiveOptions {
+  /** `-m`: provider, model, or provider/model. */
+  model?: string;
+  /** `"latest"` for `-c`, the id (or prefix) for `-r`. */
+  resume?: string;
+  permissions: PermissionFlags;
+}
+
+/** `reasonix mcp add`, parsed. */
+export interface AddArgs {
+  scope?: "user" | "project";
+  transport?: McpTransportKind;
+  env: Record<string, string>;
+  headers: Record<string, string>;
+  concurrency?: McpConcurrency;
+  startupTimeout?: number;
+  name: string;
+  target: string;
+  args: string[];
+}
+
+/** One `reasonix mcp` command, parsed. */
+export type McpRequest =
+  | { command: "add"; add: AddArgs }
+  | { command: "remove"; name: string; scope?: "user" | "project" }
+  | { command: "list"; json: boolean }
+  | { command: "get" | "login" | "logout"; name: string };
+
+/** One `reasonix trust` command, parsed. */
+export type TrustRequest =
+  | { command: "status" }
+  | { command: "list"; json: boolean }
+  | { command: "grant"; all: boolean; names: string[] }
+  | { command: "revoke"; all: boolean; names: string[]; workspace?: string };
+
+/** A shell `reasonix completions` prints a script for. */
+export type Shell = "bash" | "zsh" | "fish";
+
+/** `cli/run.ts`. */
+export interface RunModule {
+  runCommand(opts: RunOptions): Promise<number>;
+}
+
+/** `cli/interactive.ts`. */
+export interface InteractiveModule {
+  interactive(opts: InteractiveOptions): Promise<number>;
+}
+
+/** `cli/sessions_cmd.ts`. */
+export interface SessionsModule {
+  sessionsList(opts: { json: boolean }): Promise<number>;
+}
+
+/** `cli/config_cmd.ts`. */
+export interface ConfigModule {
+  compactRatioCommand(opts: { value?: string; local: boolean }): Promise<number>;
+}
+
+/** `cli/mcp.ts`. */
+export interface McpModule {
+  runMcp(request: McpRequest, context: CliContext): Promise<number>;
+}
+
+/** `cli/trust.ts`. */
+export interface TrustModule {
+  runTrust(request: TrustRequest, context: CliContext): Promise<number>;
+}
+
+/** `cli/completions.ts`. */
+export interface CompletionsModule {
+  completionScript(root: Command, shell: Shell): string;
+}

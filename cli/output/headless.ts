@@ -1,0 +1,158 @@
+/**
+ * The headless front end of `reasonix run`: one output per format, fed by nothing but the
+ * agent's event stream, and the loop that runs user turns one after another in one session.
+ *
+ * @module
+ */
+import type { AgentEvent, Runner, RunStatus } from "../../core/agent/events.ts";
+import { plainRenderer } from "../render_plain.ts";
+import type { OutputFormat } from "./format.ts";
+import type { TurnLine } from "./input_stream.ts";
+import { JsonSummaryWriter } from "./json_summary.ts";
+import type { RunInfo } from "./run_info.ts";
+import { type InputLineError, StreamJsonWriter } from "./stream_json.ts";
+
+/** What `reasonix run` writes, whatever the format. */
+export interface HeadlessOutput {
+  /** Before the first turn (the stream-json `system`/`init` line). */
+  start(): void;
+  /** A user turn is about to run. */
+  beginTurn(): void;
+  /** One event, from the run's stream (or a side channel that has not moved into it yet). */
+  event(event: AgentEvent): void;
+  /** A stdin line that is not a user turn. */
+  inputError(error: InputLineError): void;
+}
+
+/** Where an output writes and what it reports about the run. */
+export interface OutputOptions {
+  /** Standard output: the answer, the JSON summary or the JSON lines. */
+  out(text: string): void;
+  /** Standard error: diagnostics. */
+  err(text: string): void;
+  /** ANSI styling on diagnostics. */
+  color: boolean;
+  info: RunInfo;
+}
+
+/** The output of `format`. */
+export function createOutput(format: OutputFormat, opts: OutputOptions): HeadlessOutput {
+  const inputError = (error: InputLineError) =>
+    opts.err(`reasonix run: stdin line ${error.line}: ${error.message}\n`);
+  if (format === "text") {
+    const render = plainRenderer({ out: opts.out, err: opts.err, color: opts.color });
+    return { start() {}, beginTurn() {}, event: render, inputError };
+  }
+  if (format === "json") {
+    // Diagnostics still go to stderr; stdout holds nothing but the summary.
+    const render = plainRenderer({ err: opts.err, color: opts.color });
+    const summary = new JsonSummaryWriter({ write: opts.out, info: opts.info });
+    return {
+      start() {},
+      beginTurn: () => summary.beginTurn(),
+      event(event) {
+        render(event);
+        summary.event(event);
+      },
+      inputError,
+    };
+  }
+  // stream-json: the lines say everything; stderr gets only notices and why a turn failed.
+  const render = plainRenderer({ err: opts.err, color: opts.color });
+  const lines = new StreamJsonWriter({ write: opts.out, info: opts.info });
+  return {
+    start: () => lines.start(),
+    beginTurn: () => lines.beginTurn(),
+    event(event) {
+      if (event.type === "notice" || event.type === "done") render(event);
+      lines.event(event);
+    },
+    inputError(error) {
+      lines.inputError(error);
+      inputError(error);
+    },
+  };
+}
+
+/** How a sequence of user turns ended. */
+export interface TurnsOutcome {
+  /** `completed` when every turn completed, else the first status that was not. */
+  status: RunStatus;
+  /** Turns run. */
+  turns: number;
+  /** Set when a stdin line was not a user turn; nothing after it was read. */
+  inputError?: InputLineError;
+}
+
+/** Options of {@linkcode runTurns}. */
+export interface RunTurnsOptions {
+  runner: Runner;
+  /** The user turns, in order; pulled one at a time as each turn finishes. */
+  turns: AsyncIterable<TurnLine> | Iterable<TurnLine>;
+  output: HeadlessOutput;
+  signal: AbortSignal;
+}
+
+/** Resolves with the next item, or with `undefined` once `signal` aborts. */
+function nextOrAbort<T>(
+  iterator: AsyncIterator<T> | Iterator<T>,
+  signal: AbortSignal,
+): Promise<IteratorResult<T> | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve(iterator.next()).then(
+      (item) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(item);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Runs each user turn to completion in the runner's one session, writing every event to
+ * `output`. A turn that fails does not end the sequence (the driving program sees its `result`);
+ * a cancelled one, a malformed line or the end of the turns does.
+ */
+export async function runTurns(opts: RunTurnsOptions): Promise<TurnsOutcome> {
+  const { output, signal } = opts;
+  const iterator = Symbol.asyncIterator in opts.turns
+    ? (opts.turns as AsyncIterable<TurnLine>)[Symbol.asyncIterator]()
+    : (opts.turns as Iterable<TurnLine>)[Symbol.iterator]();
+  let status: RunStatus = "completed";
+  let turns = 0;
+  output.start();
+  while (true) {
+    const item = await nextOrAbort(iterator, signal);
+    if (item === undefined) {
+      // Stopped while waiting for the next turn.
+      const reason = signal.reason as Error | undefined;
+      status = reason?.name === "TimeoutError" ? "timeout" : "cancelled";
+      break;
+    }
+    if (item.done) break;
+    if (!item.value.ok) {
+      output.inputError(item.value.error);
+      return { status, turns, inputError: item.value.error };
+    }
+    output.beginTurn();
+    turns++;
+    let done: Extract<AgentEvent, { type: "done" }> | undefined;
+    for await (const event of opts.runner.run(item.value.input, { signal })) {
+      output.event(event);
+      if (event.type === "done") done = event;
+    }
+    if (!done) throw new Error("agent ended without a done event");
+    // A stop by signal or time limit wins; otherwise the first turn that did not complete.
+    const stopped = done.status === "cancelled" || done.status === "timeout";
+    if (status === "completed" || stopped) status = done.status;
+    if (stopped) break;
+  }
+  return { status, turns };
+}

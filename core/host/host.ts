@@ -1,0 +1,452 @@
+/**
+ * The host and the one way to build an agent (spec §3.15). A {@linkcode Host} holds what
+ * lives as long as the process: configuration, the model bindings (providers with their
+ * learned output limits), MCP connections, the permission policy and its session grants, the
+ * tool catalogue, the workspace and the session store. {@linkcode Host.createAgent} builds
+ * what lives per agent from a plain-data {@linkcode AgentSpec}: session, context manager,
+ * tool registry, gate view and turn builder. Every agent of the process, the interactive one,
+ * `reasonix run`'s, a planner, an executor or a subagent, is made here; this is the only
+ * module that constructs an `Agent` (a boundary test keeps it so).
+ *
+ * @module
+ */
+import { Agent } from "../agent/agent.ts";
+import { type ApprovalChoice, StreamApprovals } from "../agent/approval.ts";
+import type { AgentEvent, Runner, UserInput } from "../agent/events.ts";
+import { Session } from "../agent/session.ts";
+import { SYSTEM_PROMPT } from "../agent/system_prompt.ts";
+import type { Config, ResolvedModel } from "../config/types.ts";
+import { TokenEstimator } from "../context/estimator.ts";
+import { type CompactionReport, ContextManager } from "../context/manager.ts";
+import { toolResultCapability } from "../context/tool_results.ts";
+import type { FactStore } from "../memory/facts.ts";
+import { type Archive, HistoryIndex, historyTool } from "../memory/history.ts";
+import { memoryTools } from "../memory/tools.ts";
+import type { Permissions } from "../permission/mod.ts";
+import type { McpResourceReader } from "../references/mod.ts";
+import { openSession } from "../store/session_store.ts";
+import { listSessions } from "../store/sessions.ts";
+import { readTranscript } from "../store/transcript.ts";
+import type { ImageTurns } from "../vision/mod.ts";
+import type { Provider } from "../../providers/types.ts";
+import { CapabilityHub, type CapabilitySource, useCapabilityTool } from "../../tools/capability.ts";
+import { ToolRegistry } from "../../tools/registry.ts";
+import type { Tool, ToolContext } from "../../tools/types.ts";
+import type { Workspace } from "../../tools/workspace/mod.ts";
+import { TurnBuilder } from "./turn_builder.ts";
+
+/**
+ * What one agent is, as plain data. Every field defaults from the configuration, so `{}` is
+ * the configured default agent.
+ */
+export interface AgentSpec {
+  /** `provider`, `model` or `provider/model`; default `default_model`. */
+  model?: string;
+  /** The system prompt text; default Reasonix's stable prompt. Keep it byte-stable. */
+  systemPrompt?: string;
+  /** Which tools of the catalogue the agent gets: `allow` names (all when absent) less `deny`. */
+  tools?: { allow?: readonly string[]; deny?: readonly string[] };
+  /**
+   * How approvals are answered: `none` (default) fails closed as headless runs do; `stream`
+   * yields `approval_request` events carrying `respond`, for any front end to answer.
+   */
+  approvals?: "none" | "stream";
+  /** Loop and context settings; defaults from `[agent]`. */
+  context?: {
+    maxTurns?: number;
+    reasoningEffort?: string;
+    temperature?: number;
+    compactRatio?: number;
+    /** Hard limits for unattended runs. */
+    budget?: { maxCost?: number; maxTokens?: number };
+  };
+  /** Turn building: whether `@` references are resolved (default true). */
+  turn?: { references?: boolean };
+  /**
+   * Where the conversation lives: a new transcript (default), a resumed one (`latest` or an
+   * id or unique id prefix), or `ephemeral` (in memory only, nothing written).
+   */
+  transcript?: { resume?: string } | "ephemeral";
+  /** The agent that made this one, for subagents and the coordinator's executor. */
+  parent?: { sessionId?: string; agentId?: string };
+}
+
+/** A model and its provider, shared by every agent of the host that uses it. */
+export interface ModelBinding {
+  /** The model as configured: provider entry, wire id, context window, price. */
+  resolved: ResolvedModel;
+  /** The provider that serves it; shared by every agent of the host on this model. */
+  provider: Provider;
+  /** The output cap for a prompt size, using the limits this provider has learned. */
+  outputBudget(promptTokens: number): number | undefined | {
+    maxOutputTokens?: number;
+    compact?: boolean;
+  };
+  /** Image handling for this model. */
+  vision: ImageTurns;
+}
+
+/** The MCP side of a host, as the host uses it (the composition supplies the real one). */
+export interface HostMcp {
+  /** Capabilities reachable through `use_capability`. */
+  capabilitySource(): CapabilitySource;
+  /** Stops every server; called once when the host closes. */
+  close(): Promise<void>;
+}
+
+/** What a composition function (`openHost`) assembles a host from. */
+export interface HostParts<M extends HostMcp = HostMcp> {
+  /** The loaded configuration, flags applied. */
+  config: Config;
+  /** Warnings to show the user (configuration, trust, MCP). */
+  warnings: string[];
+  /** The Reasonix home. */
+  home: string;
+  /** Canonical workspace root. */
+  workspaceRoot: string;
+  /** Where this workspace's transcripts are. */
+  sessionDir: string;
+  /** Resolves and binds a model reference (`undefined`: the default model). */
+  bindModel(ref: string | undefined): Promise<ModelBinding>;
+  /** The policy, write scope, shell and the gate whose session grants every agent shares. */
+  permissions: Permissions;
+  /** Tools every agent may get: enabled built-ins and MCP direct tools. */
+  catalogue: readonly Tool[];
+  /** MCP servers of the host, when any were declared. */
+  mcp?: M;
+  /** MCP resources for `@server:uri` references. */
+  resources?: McpResourceReader;
+  /** Remembered facts, for recall and the memory tools. */
+  facts: FactStore;
+  /** The tool context shared by every agent (workspace, shell, settings). */
+  toolContext: Omit<ToolContext, "signal" | "progress">;
+  /** e.g. `linux x86_64`, for the environment facts. */
+  platform: string;
+  /** Whether the workspace root is a git repository, for the environment facts. */
+  isGitRepo: boolean;
+  /** The clock (tests pin it); default the system clock. */
+  now?: () => Date;
+  /** Releases what the composition opened (recordings, temp directory). */
+  close(): Promise<void>;
+}
+
+/** Earlier sessions of this workspace, for the `history` tool. */
+async function loadArchives(dir: string, currentId: string | undefined): Promise<Archive[]> {
+  const out: Archive[] = [];
+  for (const summary of await listSessions(dir)) {
+    if (summary.meta.id === currentId) continue;
+    const loaded = await readTranscript(summary.path).catch(() => undefined);
+    if (loaded) out.push({ id: loaded.meta.id, messages: loaded.messages });
+  }
+  return out;
+}
+
+function scoped(tools: readonly Tool[], scope: AgentSpec["tools"]): Tool[] {
+  return tools.filter((t) =>
+    (scope?.allow === undefined || scope.allow.includes(t.name)) &&
+    !scope?.deny?.includes(t.name)
+  );
+}
+
+/** One agent of a host: a {@linkcode Runner} with its session. */
+export class HostedAgent implements Runner {
+  /** The spec it was built from. */
+  readonly spec: AgentSpec;
+  /** The model it talks to. */
+  readonly model: ModelBinding;
+  /** The conversation, append-only. */
+  readonly session: Session;
+  /** The transcript file; undefined for an ephemeral agent. */
+  readonly sessionPath: string | undefined;
+  /** Whether the session continues an earlier one. */
+  readonly resumed: boolean;
+  /** Context maintenance of this session (spec §3.6). */
+  readonly context: ContextManager;
+  /** The tools this agent offers the model, sorted by name. */
+  readonly registry: ToolRegistry;
+  /** Warnings about the transcript (damaged lines, interrupted calls). */
+  readonly warnings: readonly string[];
+  readonly #agent: Agent;
+  readonly #approvals: StreamApprovals | undefined;
+  readonly #close: () => void;
+  #closed = false;
+
+  /** @internal Built by {@linkcode Host.createAgent} only. */
+  constructor(parts: {
+    spec: AgentSpec;
+    model: ModelBinding;
+    session: Session;
+    sessionPath: string | undefined;
+    resumed: boolean;
+    context: ContextManager;
+    registry: ToolRegistry;
+    warnings: string[];
+    agent: Agent;
+    approvals: StreamApprovals | undefined;
+    close: () => void;
+  }) {
+    this.spec = parts.spec;
+    this.model = parts.model;
+    this.session = parts.session;
+    this.sessionPath = parts.sessionPath;
+    this.resumed = parts.resumed;
+    this.context = parts.context;
+    this.registry = parts.registry;
+    this.warnings = parts.warnings;
+    this.#agent = parts.agent;
+    this.#approvals = parts.approvals;
+    this.#close = parts.close;
+  }
+
+  /** Runs one user input; everything a front end shows arrives as these events. */
+  run(input: UserInput, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent> {
+    return this.#agent.run(input, opts);
+  }
+
+  /**
+   * Answers a pending approval by its request id, for front ends that carry events across a
+   * wire (the event's own `respond` does the same). Ignored without `approvals: "stream"`.
+   */
+  answer(id: string, choice: ApprovalChoice): void {
+    this.#approvals?.answer(id, choice);
+  }
+
+  /** Changes request settings from the next request on, without a new session. */
+  configure(settings: { reasoningEffort?: string | null }): void {
+    this.#agent.configure(settings);
+  }
+
+  /** The reasoning effort sent with requests, if any. */
+  get reasoningEffort(): string | undefined {
+    return this.#agent.reasoningEffort;
+  }
+
+  /** `/compact [instructions]`: summarizes the conversation now. */
+  async compact(opts: { signal: AbortSignal; instructions?: string }): Promise<CompactionReport[]> {
+    return (await this.context.compactNow(this.session.messages, opts)).reports;
+  }
+
+  /** Closes the transcript (the host stays open). Idempotent. */
+  close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#close();
+    }
+    return Promise.resolve();
+  }
+
+  /** `await using agent = await host.createAgent(spec)`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/** What lives as long as the process; makes agents. */
+export class Host<M extends HostMcp = HostMcp> {
+  /** The loaded configuration, flags applied. */
+  readonly config: Config;
+  /** Warnings to show the user (configuration, trust, MCP). */
+  readonly warnings: readonly string[];
+  /** The Reasonix home. */
+  readonly home: string;
+  /** Canonical workspace root. */
+  readonly workspaceRoot: string;
+  /** Where this workspace's transcripts are. */
+  readonly sessionDir: string;
+  /** The permission layer; its session grants hold for every agent of the host. */
+  readonly permissions: Permissions;
+  /** MCP servers of the host, when any were declared. */
+  readonly mcp: M | undefined;
+  readonly #parts: HostParts<M>;
+  readonly #models = new Map<string, Promise<ModelBinding>>();
+  #lockedDown = false;
+  #closed = false;
+
+  /** Use a composition function (`openHost`) rather than this constructor. */
+  constructor(parts: HostParts<M>) {
+    this.#parts = parts;
+    this.config = parts.config;
+    this.warnings = parts.warnings;
+    this.home = parts.home;
+    this.workspaceRoot = parts.workspaceRoot;
+    this.sessionDir = parts.sessionDir;
+    this.permissions = parts.permissions;
+    this.mcp = parts.mcp;
+  }
+
+  /** Where the tools read, write and run (local today; remote workspaces implement it too). */
+  get workspace(): Workspace {
+    return this.#parts.toolContext.workspace;
+  }
+
+  /** The tools agents may get. */
+  get catalogue(): readonly Tool[] {
+    return this.#parts.catalogue;
+  }
+
+  /**
+   * The binding of a model reference, made once per process: a provider keeps what it learned
+   * (output limits) when the user switches away and back.
+   */
+  model(ref?: string): Promise<ModelBinding> {
+    const key = ref ?? "";
+    let binding = this.#models.get(key);
+    if (!binding) {
+      binding = this.#parts.bindModel(ref);
+      // A failed binding (no key, untrusted endpoint) is tried again next time.
+      binding.catch(() => this.#models.delete(key));
+      this.#models.set(key, binding);
+    }
+    return binding;
+  }
+
+  /** `provider/model` names from the configuration. */
+  models(): string[] {
+    return this.config.providers.flatMap((p) => p.models.map((m) => `${p.name}/${m}`));
+  }
+
+  /** Builds an agent from `spec`; every field defaults from the configuration. */
+  async createAgent(spec: AgentSpec = {}): Promise<HostedAgent> {
+    if (this.#closed) throw new Error("the host is closed");
+    const p = this.#parts;
+    const { config } = p;
+    const binding = await this.model(spec.model);
+    const { resolved, provider } = binding;
+    const c = spec.context ?? {};
+
+    // The session opens after the tool list is fixed; history reads it through this reference.
+    const live: { session?: Session } = {};
+    const history = new HistoryIndex({
+      sessionId: "",
+      messages: () => live.session?.messages ?? [],
+      archives: () => loadArchives(p.sessionDir, live.session?.id),
+    });
+    const capabilities = new CapabilityHub();
+    if (p.mcp) capabilities.addSource(p.mcp.capabilitySource());
+    // The registry sorts by name, so the order here does not reach the model.
+    const registry = new ToolRegistry(scoped([
+      ...p.catalogue,
+      historyTool(history),
+      // Only a top-level agent may change what is remembered.
+      ...memoryTools(p.facts, { owner: spec.parent === undefined }),
+      useCapabilityTool(capabilities),
+    ], spec.tools));
+
+    const warnings: string[] = [];
+    let session: Session;
+    let sessionPath: string | undefined;
+    let resumed = false;
+    let persist: ConstructorParameters<typeof ContextManager>[0]["persist"];
+    let restored: { projection?: unknown; failures?: unknown } = {};
+    let close = () => {};
+    if (spec.transcript === "ephemeral") {
+      session = new Session();
+    } else {
+      const opened = await openSession({
+        dir: p.sessionDir,
+        workspace: p.workspaceRoot,
+        model: `${resolved.provider.name}/${resolved.model}`,
+        resume: spec.transcript?.resume,
+        now: p.now?.(),
+      });
+      const { writer } = opened;
+      session = opened.session;
+      sessionPath = writer.path;
+      resumed = opened.resumed;
+      persist = {
+        projection: (record) => writer.append({ t: "proj", p: record }),
+        failure: (failure) => writer.append({ t: "fail", f: failure }),
+      };
+      restored = { projection: opened.projection, failures: opened.failures };
+      close = () => writer.close();
+      if (opened.skippedLines > 0) {
+        warnings.push(
+          `skipped ${opened.skippedLines} damaged line(s) of ${writer.path} (e.g. a write cut short by a crash)`,
+        );
+      }
+      if (opened.repaired > 0) {
+        warnings.push(
+          `${opened.repaired} tool call(s) were interrupted when the session last ended`,
+        );
+      }
+    }
+    live.session = session;
+    capabilities.register(toolResultCapability(() => session.messages));
+    const systemPrompt = spec.systemPrompt ?? SYSTEM_PROMPT;
+    const context = new ContextManager({
+      provider,
+      model: resolved.model,
+      system: systemPrompt,
+      tools: registry.schemas(),
+      temperature: c.temperature ?? config.agent.temperature,
+      contextWindow: resolved.contextWindow,
+      compactRatio: c.compactRatio ?? config.agent.compact_ratio,
+      estimator: new TokenEstimator(),
+      persist,
+      projection: restored.projection as ConstructorParameters<typeof ContextManager>[0][
+        "projection"
+      ],
+      failures: restored.failures as ConstructorParameters<typeof ContextManager>[0]["failures"],
+    });
+    const approvals = spec.approvals === "stream" ? new StreamApprovals() : undefined;
+    const turns = new TurnBuilder({
+      workspaceRoot: p.workspaceRoot,
+      platform: p.platform,
+      isGitRepo: p.isGitRepo,
+      now: p.now,
+      context,
+      facts: p.facts,
+      vision: binding.vision,
+      references: spec.turn?.references,
+      resources: p.resources,
+    });
+    const agent = new Agent({
+      provider,
+      model: resolved.model,
+      session,
+      registry,
+      systemPrompt,
+      toolContext: p.toolContext,
+      maxTurns: c.maxTurns ?? config.agent.max_turns,
+      temperature: c.temperature ?? config.agent.temperature,
+      reasoningEffort: c.reasoningEffort ?? config.agent.reasoning_effort,
+      outputBudget: binding.outputBudget,
+      price: resolved.price,
+      budget: c.budget,
+      turns,
+      context,
+      gate: p.permissions.gate.view(approvals),
+    });
+    if (!this.#lockedDown) {
+      // Read-only mode gives up Deno's write permission once the first transcript is open.
+      this.#lockedDown = true;
+      await p.permissions.lockDown();
+    }
+    return new HostedAgent({
+      spec,
+      model: binding,
+      session,
+      sessionPath,
+      resumed,
+      context,
+      registry,
+      warnings,
+      agent,
+      approvals,
+      close,
+    });
+  }
+
+  /** Stops MCP servers and releases what the host opened. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.mcp?.close();
+    await this.#parts.close();
+  }
+
+  /** `await using host = await openHost(…)`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
