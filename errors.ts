@@ -45,11 +45,24 @@ export type ReasonixErrorCode =
   | "mcp_startup_timeout"
   | "mcp_unavailable";
 
-/** A condition a caller is expected to handle, identified by a stable `code`. */
+/**
+ * A condition a caller is expected to handle, identified by a stable `code`.
+ *
+ * @example Branch on the code, not the message
+ * ```ts
+ * import { ReasonixError } from "@reasonix/reasonix";
+ *
+ * function explain(error: unknown): string {
+ *   if (!(error instanceof ReasonixError)) throw error;
+ *   return error.code === "provider_auth" ? "check your API key" : error.message;
+ * }
+ * ```
+ */
 export class ReasonixError extends Error {
   /** Stable machine-readable identifier, e.g. `config_invalid`. */
   readonly code: ReasonixErrorCode;
 
+  /** `options.cause` keeps the underlying error for logs. */
   constructor(code: ReasonixErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "ReasonixError";

@@ -41,6 +41,8 @@ export {
   type HostParts,
   type ModelBinding,
 } from "./core/host/host.ts";
+export type { TrustDeclaration, TrustKind } from "./core/config/trust.ts";
+export type { McpResourceReader } from "./core/references/types.ts";
 
 export type {
   AgentEvent,
@@ -50,6 +52,8 @@ export type {
   UsageTotals,
   UserInput,
 } from "./core/agent/events.ts";
+export { type AppendListener, Session } from "./core/agent/session.ts";
+export type { CompactionReport } from "./core/context/manager.ts";
 export {
   type ApprovalBroker,
   type ApprovalChoice,
@@ -71,11 +75,43 @@ export type {
 } from "./providers/types.ts";
 
 export {
+  type KindDescriptor,
   type ProviderFactory,
   type ProviderSettings,
   registerProviderKind,
+  type RetryPolicy,
 } from "./providers/registry.ts";
-export { defineTool, type ToolSpec } from "./tools/define.ts";
-export { registerBuiltinTool } from "./tools/registry.ts";
-export type { Tool, ToolAccess, ToolContext, ToolResult } from "./tools/types.ts";
-export type { Workspace } from "./tools/workspace/mod.ts";
+export { defineTool, type ToolInput, type ToolSpec } from "./tools/define.ts";
+export { registerBuiltinTool, ToolRegistry } from "./tools/registry.ts";
+export type {
+  ParseResult,
+  ReadGuard,
+  ShellLaunch,
+  ShellLauncher,
+  ShellPrograms,
+  ShellSpawnOptions,
+  Tool,
+  ToolAccess,
+  ToolContext,
+  ToolErrorCode,
+  ToolResult,
+  ToolSettings,
+} from "./tools/types.ts";
+export type {
+  DirEntry,
+  FileHandle,
+  FileInfo,
+  FsOptions,
+  MkdirOptions,
+  OpenOptions,
+  ProcessSignal,
+  ProcessStatus,
+  RemoveOptions,
+  SpawnOptions,
+  TempDirOptions,
+  Workspace,
+  WorkspaceOs,
+  WorkspaceProcess,
+  WriteFileOptions,
+} from "./tools/workspace/mod.ts";
+export type { Capability, CapabilitySource } from "./tools/capability.ts";

@@ -27,7 +27,7 @@ import {
   type SandboxSpec,
   whichOnPath,
 } from "../core/permission/sandbox/mod.ts";
-import { McpLaunchRefusedError } from "../plugins/mcp/failure.ts";
+import { McpLaunchRefusedError } from "../plugins/mcp/launch_error.ts";
 import type { StdioLauncher, StdioServerSpec } from "../plugins/mcp/types.ts";
 import { findTrustedProgram } from "../tools/shell.ts";
 import { isWithin } from "../tools/paths.ts";

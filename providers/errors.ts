@@ -18,7 +18,21 @@ export type ProviderErrorCode = Extract<
   | "context_overflow"
 >;
 
-/** A failed provider request or stream. */
+/**
+ * A failed provider request or stream.
+ *
+ * @example Retry only what may succeed
+ * ```ts
+ * import { ProviderError } from "@reasonix/reasonix";
+ *
+ * const error = new ProviderError("provider_rate_limited", "429 Too Many Requests", {
+ *   status: 429,
+ *   retryable: true,
+ *   retryAfterMs: 2_000,
+ * });
+ * console.log(error.retryable, error.retryAfterMs); // true 2000
+ * ```
+ */
 export class ProviderError extends ReasonixError {
   /** HTTP status when the server answered, else undefined. */
   readonly status?: number;
@@ -27,6 +41,7 @@ export class ProviderError extends ReasonixError {
   /** Server-requested delay before retrying, in milliseconds. */
   readonly retryAfterMs?: number;
 
+  /** `options.retryable` defaults to false. */
   constructor(
     code: ProviderErrorCode,
     message: string,

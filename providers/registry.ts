@@ -10,7 +10,9 @@ import type { Provider } from "./types.ts";
 export interface RetryPolicy {
   /** Total attempts including the first. */
   maxAttempts: number;
+  /** Delay before the first retry; later retries back off exponentially from it. */
   baseDelayMs: number;
+  /** Upper bound on any single retry delay. */
   maxDelayMs: number;
 }
 
@@ -20,14 +22,17 @@ export interface ProviderSettings {
   name: string;
   /** Model id sent on the wire. */
   model: string;
+  /** Endpoint base URL, e.g. `https://api.deepseek.com`; the kind appends its path. */
   baseUrl?: string;
   /** Full request URL, used verbatim when set. */
   requestUrl?: string;
   /** Legacy OpenAI-only full chat URL. */
   chatUrl?: string;
+  /** API key sent in the kind's auth header; omitted when unset. */
   apiKey?: string;
   /** Extra static request headers. */
   headers?: Record<string, string>;
+  /** Retry policy for transient failures; the kind's default when unset. */
   retry?: RetryPolicy;
   /** Abort a stream that sends nothing for this long. */
   idleTimeoutMs?: number;
@@ -61,7 +66,23 @@ const DEFAULT_DESCRIPTOR: Readonly<KindDescriptor> = Object.freeze({ requiresMax
 
 const kinds = new Map<string, { factory: ProviderFactory; descriptor: KindDescriptor }>();
 
-/** Registers a provider kind. Throws when the kind is already registered. */
+/**
+ * Registers a provider kind. Throws when the kind is already registered.
+ *
+ * @example Register a kind that echoes the last message
+ * ```ts
+ * import { type Chunk, registerProviderKind } from "@reasonix/reasonix";
+ *
+ * registerProviderKind("echo-example", (settings) => ({
+ *   name: settings.name,
+ *   async *stream(req): AsyncIterable<Chunk> {
+ *     yield { type: "text", text: req.messages.at(-1)?.content ?? "" };
+ *     yield { type: "done", finishReason: "stop" };
+ *   },
+ * }));
+ * // A `[[providers]]` entry with `kind = "echo-example"` now builds this provider.
+ * ```
+ */
 export function registerProviderKind(
   kind: string,
   factory: ProviderFactory,

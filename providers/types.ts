@@ -32,6 +32,7 @@ export type ImagePart = { mediaType: string; data: string } | { url: string };
 
 /** One conversation message. Immutable once appended to a session. */
 export interface Message {
+  /** Who wrote the message. */
   role: Role;
   /** Visible text. For tool messages, the bounded provider-visible result. */
   content: string;
@@ -64,8 +65,11 @@ export type JsonSchema = { [key: string]: unknown };
 
 /** A tool as the model sees it. */
 export interface ToolSchema {
+  /** Tool name, unique in one request. */
   name: string;
+  /** What the tool does, for the model. */
   description: string;
+  /** JSON Schema of the arguments object. */
   parameters: JsonSchema;
 }
 
@@ -84,6 +88,7 @@ export interface ProviderRequest {
    * unless their wire format requires it.
    */
   maxOutputTokens?: number;
+  /** Sampling temperature; `undefined` leaves the provider's default. */
   temperature?: number;
   /** Reasoning effort hint (`low` | `medium` | `high` | `max`), when the model supports one. */
   reasoningEffort?: string;
@@ -93,6 +98,7 @@ export interface ProviderRequest {
 export interface Usage {
   /** All prompt tokens, cached or not. */
   promptTokens: number;
+  /** Generated tokens, reasoning included. */
   completionTokens: number;
   /** Prompt tokens served from the provider's prefix cache. */
   cacheHitTokens: number;
@@ -114,7 +120,25 @@ export type Chunk =
   | { type: "reasoning_signature"; signature: string }
   | { type: "done"; finishReason: FinishReason };
 
-/** A streaming model endpoint. One instance per configured provider and model. */
+/**
+ * A streaming model endpoint. One instance per configured provider and model.
+ *
+ * @example Collect a completion's text
+ * ```ts
+ * import type { Provider } from "@reasonix/reasonix";
+ * import { ScriptedProvider, textReply } from "@reasonix/reasonix/testing";
+ *
+ * async function complete(provider: Provider, text: string): Promise<string> {
+ *   let out = "";
+ *   const req = { model: "m", system: "Be brief.", messages: [{ role: "user" as const, content: text }], tools: [] };
+ *   for await (const chunk of provider.stream(req, { signal: AbortSignal.timeout(30_000) })) {
+ *     if (chunk.type === "text") out += chunk.text;
+ *   }
+ *   return out;
+ * }
+ * console.log(await complete(new ScriptedProvider([textReply("Hi!")]), "Hello")); // Hi!
+ * ```
+ */
 export interface Provider {
   /** Configured provider name (e.g. `deepseek`). */
   readonly name: string;

@@ -8,6 +8,7 @@ import type { Chunk, Provider, ProviderRequest } from "../providers/types.ts";
 
 /** One scripted reply: chunks to yield, or an error to throw after them. */
 export interface ScriptedReply {
+  /** Chunks the provider yields for this request, in order. */
   chunks: Chunk[];
   /** Thrown after the chunks. */
   error?: unknown;
@@ -15,12 +16,32 @@ export interface ScriptedReply {
   delayMs?: number;
 }
 
-/** A provider that replays a script and records every request. */
+/**
+ * A provider that replays a script and records every request.
+ *
+ * @example Script two replies and inspect the requests
+ * ```ts
+ * import { ScriptedProvider, textReply, toolReply } from "@reasonix/reasonix/testing";
+ *
+ * const provider = new ScriptedProvider([
+ *   toolReply({ id: "c1", name: "read_file", args: { path: "a.txt" } }),
+ *   textReply("Done."),
+ * ]);
+ * const req = { model: "m", system: "", messages: [{ role: "user" as const, content: "Go" }], tools: [] };
+ * for await (const chunk of provider.stream(req, { signal: AbortSignal.timeout(5_000) })) {
+ *   console.log(chunk.type); // tool_call, then done
+ * }
+ * console.log(provider.requests.length); // 1
+ * ```
+ */
 export class ScriptedProvider implements Provider {
+  /** Provider name shown in errors and usage. */
   readonly name = "scripted";
+  /** Every request received, history snapshotted at call time. */
   readonly requests: ProviderRequest[] = [];
   readonly #script: ScriptedReply[];
 
+  /** `script` is consumed one reply per request; running out throws. */
   constructor(script: ScriptedReply[]) {
     this.#script = [...script];
   }
@@ -47,12 +68,31 @@ export class ScriptedProvider implements Provider {
   }
 }
 
-/** A reply with plain text and a stop. */
+/**
+ * A reply with plain text and a stop.
+ *
+ * @example
+ * ```ts
+ * import { textReply } from "@reasonix/reasonix/testing";
+ *
+ * console.log(textReply("Hi").chunks); // [{ type: "text", text: "Hi" }, { type: "done", finishReason: "stop" }]
+ * ```
+ */
 export function textReply(text: string): ScriptedReply {
   return { chunks: [{ type: "text", text }, { type: "done", finishReason: "stop" }] };
 }
 
-/** A reply that calls tools. */
+/**
+ * A reply that calls tools.
+ *
+ * @example
+ * ```ts
+ * import { toolReply } from "@reasonix/reasonix/testing";
+ *
+ * const reply = toolReply({ id: "c1", name: "bash", args: { command: "ls" } });
+ * console.log(reply.chunks.at(-1)); // { type: "done", finishReason: "tool_calls" }
+ * ```
+ */
 export function toolReply(...calls: { id: string; name: string; args: unknown }[]): ScriptedReply {
   return {
     chunks: [

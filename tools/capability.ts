@@ -15,18 +15,23 @@ import type { JsonSchema, Tool, ToolContext, ToolResult } from "./types.ts";
 export interface Capability {
   /** Stable id, e.g. `session:tool_result` or `mcp:github:create_issue`. */
   id: string;
+  /** What the capability does, for the model. */
   description: string;
   /** JSON Schema of `arguments`. */
   schema: JsonSchema;
+  /** Whether it only reads (may run without asking under read-only rules). */
   readOnly: boolean;
+  /** Whether it may destroy data; front ends warn before allowing it. */
   destructive?: boolean;
   /** Permission-rule name, e.g. `mcp__github__create_issue`. Defaults to the id. */
   rule?: string;
+  /** Runs the capability; failures come back as `{ isError: true }` results. */
   invoke(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
 }
 
 /** A live set of capabilities, e.g. one MCP server's current tools. */
 export interface CapabilitySource {
+  /** The capabilities available now. */
   list(): readonly Capability[];
 }
 

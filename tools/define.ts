@@ -14,14 +14,30 @@ import type {
   ToolResult,
 } from "./types.ts";
 
-/** A built-in tool description. */
-export interface ToolSpec<S extends z.ZodType> {
+/**
+ * A tool's arguments schema: a zod 4 schema such as `z.object({...})`. Typed by the one method
+ * the pipeline calls so the public API names no zod type; `defineTool` also derives the JSON
+ * Schema from it, which only a zod schema supports.
+ */
+export interface ToolInput<Args> {
+  /** Validates decoded arguments (zod's `safeParse`). */
+  safeParse(args: unknown): { success: true; data: Args } | { success: false; error: unknown };
+}
+
+/** A tool description for {@linkcode defineTool}. */
+export interface ToolSpec<Args> {
+  /** Unique name the model calls the tool by, e.g. `read_file`. */
   name: string;
+  /** What the tool does and when to use it, for the model. */
   description: string;
-  input: S;
+  /** The arguments schema; the model sees it as JSON Schema, calls are validated by it. */
+  input: ToolInput<Args>;
+  /** Read-only tools may run in parallel and fall back to `allow` in the permission policy. */
   readOnly: boolean;
-  access?(args: z.infer<S>): ToolAccess;
-  run(args: z.infer<S>, ctx: ToolContext): Promise<ToolResult>;
+  /** What a call will touch (paths, writes), for the permission layer. */
+  access?(args: Args): ToolAccess;
+  /** Runs a validated call. Return `{ isError: true }` for expected failures; do not throw. */
+  run(args: Args, ctx: ToolContext): Promise<ToolResult>;
 }
 
 const SAFE_INT_BOUNDS = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
@@ -54,19 +70,38 @@ function formatIssues(error: z.ZodError): string {
   }).join("\n");
 }
 
-/** Builds a `Tool` from a zod-described spec. */
-export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool<z.infer<S>> {
-  const schema = jsonSchemaOf(spec.input);
+/**
+ * Builds a `Tool` from a zod-described spec.
+ *
+ * @example A read-only tool with validated arguments
+ * ```ts
+ * import { defineTool } from "@reasonix/reasonix";
+ * import { z } from "zod";
+ *
+ * const shout = defineTool({
+ *   name: "shout",
+ *   description: "Returns the text in capitals.",
+ *   input: z.object({ text: z.string() }),
+ *   readOnly: true,
+ *   run: (args) => Promise.resolve({ content: args.text.toUpperCase() }),
+ * });
+ * console.log(shout.parse?.({ text: 1 })); // { ok: false, error: "text: Invalid input: ..." }
+ * // Pass it to `openHost({ tools: [shout] })` to offer it to every agent of the host.
+ * ```
+ */
+export function defineTool<Args>(spec: ToolSpec<Args>): Tool<Args> {
+  // ToolInput is the structural view of a zod schema; the JSON Schema needs the real one.
+  const schema = jsonSchemaOf(spec.input as unknown as z.ZodType);
   return {
     name: spec.name,
     description: spec.description,
     schema,
     readOnly: spec.readOnly,
-    parse(args: unknown): ParseResult<z.infer<S>> {
+    parse(args: unknown): ParseResult<Args> {
       const result = spec.input.safeParse(args);
       return result.success
         ? { ok: true, value: result.data }
-        : { ok: false, error: formatIssues(result.error) };
+        : { ok: false, error: formatIssues(result.error as z.ZodError) };
     },
     access: spec.access,
     execute: spec.run,

@@ -6,7 +6,7 @@
  */
 export type * from "./types.ts";
 export { builtinTools, registerBuiltinTool, ToolRegistry } from "./registry.ts";
-export { defineTool, jsonSchemaOf, type ToolSpec } from "./define.ts";
+export { defineTool, jsonSchemaOf, type ToolInput, type ToolSpec } from "./define.ts";
 export { canonicalize, canonicalJson } from "./canonical.ts";
 export {
   type Capability,

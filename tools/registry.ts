@@ -10,7 +10,23 @@ import type { Tool } from "./types.ts";
 
 const builtins = new Map<string, Tool>();
 
-/** Adds a built-in tool. Throws when the name is taken. */
+/**
+ * Adds a built-in tool. Throws when the name is taken.
+ *
+ * @example Add a tool every host offers
+ * ```ts
+ * import { defineTool, registerBuiltinTool } from "@reasonix/reasonix";
+ * import { z } from "zod";
+ *
+ * registerBuiltinTool(defineTool({
+ *   name: "utc_now_example",
+ *   description: "The current time in UTC, ISO 8601.",
+ *   input: z.object({}),
+ *   readOnly: true,
+ *   run: () => Promise.resolve({ content: new Date().toISOString() }),
+ * }));
+ * ```
+ */
 export function registerBuiltinTool(tool: Tool): void {
   if (builtins.has(tool.name)) {
     throw new Error(`built-in tool "${tool.name}" is already registered`);
@@ -23,11 +39,30 @@ export function builtinTools(): Tool[] {
   return [...builtins.values()].sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 }
 
-/** The tools one run offers the model: canonical schemas, sorted by name, fixed at creation. */
+/**
+ * The tools one run offers the model: canonical schemas, sorted by name, fixed at creation.
+ *
+ * @example The schemas a run offers, sorted by name
+ * ```ts
+ * import { defineTool, ToolRegistry } from "@reasonix/reasonix";
+ * import { z } from "zod";
+ *
+ * const echo = defineTool({
+ *   name: "echo",
+ *   description: "Returns its input.",
+ *   input: z.object({ text: z.string() }),
+ *   readOnly: true,
+ *   run: (args) => Promise.resolve({ content: args.text }),
+ * });
+ * const registry = new ToolRegistry([echo]);
+ * console.log(registry.names()); // ["echo"]
+ * ```
+ */
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
   readonly #schemas: readonly ToolSchema[];
 
+  /** Canonicalizes and sorts `tools`; throws on a duplicate name. */
   constructor(tools: Iterable<Tool>) {
     const sorted: Tool[] = [];
     for (const tool of tools) {

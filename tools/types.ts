@@ -61,6 +61,7 @@ export interface ToolResult {
 
 /** Sandbox boundary a shell command must run inside. */
 export interface ShellSpawnOptions {
+  /** Directory the command starts in, absolute. */
   cwd: string;
   /** Extra directories this call may write to, already approved. */
   writeDirs?: readonly string[];
@@ -68,6 +69,7 @@ export interface ShellSpawnOptions {
 
 /** Absolute paths of the programs that start shell commands, resolved once from trusted places. */
 export interface ShellPrograms {
+  /** Absolute path of `bash`. */
   bash: string;
   /** Absent where `setsid` is not installed: commands then do not lead a process group. */
   setsid?: string;
@@ -75,7 +77,9 @@ export interface ShellPrograms {
 
 /** What a {@linkcode ShellLauncher} returns for one command. */
 export interface ShellLaunch {
+  /** Program to spawn, absolute. */
   program: string;
+  /** Its arguments. */
   args: string[];
   /**
    * Called once the command and everything it started have ended; undoes what the command
@@ -131,6 +135,7 @@ export interface ToolContext {
   tempDir: string;
   /** Starts shell commands. */
   shell: ShellLauncher;
+  /** Limits and environment from the `[tools]` table. */
   settings: ToolSettings;
   /** Reports progress of a long call to the front end. */
   progress(message: string): void;
@@ -175,9 +180,30 @@ export interface ToolAccess {
 /** Outcome of argument validation. */
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
-/** A tool the model can call. */
+/**
+ * A tool the model can call.
+ *
+ * @example A tool written by hand (see `defineTool` for the zod way)
+ * ```ts
+ * import type { Tool } from "@reasonix/reasonix";
+ *
+ * const wordCount: Tool<{ text: string }> = {
+ *   name: "word_count",
+ *   description: "Counts the words of a text.",
+ *   schema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+ *   readOnly: true,
+ *   parse: (args) =>
+ *     typeof (args as { text?: unknown }).text === "string"
+ *       ? { ok: true, value: args as { text: string } }
+ *       : { ok: false, error: "text: expected a string" },
+ *   execute: (args) => Promise.resolve({ content: String(args.text.split(/\s+/).filter(Boolean).length) }),
+ * };
+ * ```
+ */
 export interface Tool<Args = unknown> {
+  /** Unique name the model calls the tool by. */
   readonly name: string;
+  /** What the tool does and when to use it, for the model. */
   readonly description: string;
   /** JSON Schema of the arguments object. */
   readonly schema: JsonSchema;

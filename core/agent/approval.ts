@@ -43,6 +43,20 @@ export interface ApprovalBroker {
  * event whose `respond` (or {@linkcode StreamApprovals.answer} with its id, for front ends
  * across a wire such as ACP or `serve`) settles it. A request whose run is cancelled is
  * withdrawn with the signal's reason.
+ *
+ * @example Settle a request by id
+ * ```ts
+ * import { StreamApprovals } from "@reasonix/reasonix";
+ *
+ * const approvals = new StreamApprovals();
+ * const answer = approvals.request(
+ *   { id: "a1", kind: "tool", tool: "bash", summary: "bash: npm test" },
+ *   { signal: AbortSignal.timeout(5_000) },
+ * );
+ * console.log(approvals.pending()); // ["a1"]
+ * approvals.answer("a1", "once");
+ * console.log(await answer); // "once"
+ * ```
  */
 export class StreamApprovals implements ApprovalBroker {
   readonly #pending = new Map<string, (choice: ApprovalChoice) => void>();

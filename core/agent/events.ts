@@ -37,7 +37,28 @@ export interface UsageTotals {
   currency?: string;
 }
 
-/** Everything a run reports, in order. */
+/**
+ * Everything a run reports, in order.
+ *
+ * @example Print a run as it happens
+ * ```ts
+ * import type { AgentEvent } from "@reasonix/reasonix";
+ *
+ * function show(event: AgentEvent): string | undefined {
+ *   switch (event.type) {
+ *     case "text":
+ *       return event.text;
+ *     case "tool_start":
+ *       return `→ ${event.call.name}`;
+ *     case "tool_end":
+ *       return event.result.isError ? `✗ ${event.result.content}` : "✓";
+ *     case "done":
+ *       return `[${event.status}] ${event.turns} turns`;
+ *   }
+ * }
+ * console.log(show({ type: "text", text: "Hi" })); // Hi
+ * ```
+ */
 export type AgentEvent =
   | { type: "turn_start"; turn: number }
   | { type: "request_start"; turn: number; model: string }

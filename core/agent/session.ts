@@ -9,13 +9,26 @@ import type { Message } from "../../providers/types.ts";
 /** Called after each append, e.g. by the transcript store. */
 export type AppendListener = (message: Message, index: number) => void;
 
-/** An append-only conversation. */
+/**
+ * An append-only conversation.
+ *
+ * @example Record a conversation
+ * ```ts
+ * import { Session } from "@reasonix/reasonix";
+ *
+ * const session = new Session();
+ * session.onAppend((message, index) => console.log(index, message.role));
+ * session.append({ role: "user", content: "Hello" }); // logs: 0 user
+ * console.log(session.id, session.messages.length); // <uuid> 1
+ * ```
+ */
 export class Session {
   /** Stable identifier, used for transcripts and `--resume`. */
   readonly id: string;
   readonly #messages: Message[] = [];
   readonly #listeners: AppendListener[] = [];
 
+  /** A new conversation, or one resumed from `history` under its `id`. */
   constructor(id: string = crypto.randomUUID(), history: readonly Message[] = []) {
     this.id = id;
     for (const message of history) this.#messages.push(Object.freeze({ ...message }));

@@ -23,14 +23,34 @@ export interface ConfigErrorDetails {
 /**
  * An invalid, unreadable or incomplete configuration. `message` is ready to print:
  * `<file>:<line>:<col>: <problem>` and, on the next line, `fix: <what to do>`.
+ *
+ * @example A printable configuration problem
+ * ```ts
+ * import { ConfigError } from "@reasonix/reasonix";
+ *
+ * const error = new ConfigError({
+ *   problem: "unknown key `modle`",
+ *   fix: "did you mean `model`?",
+ *   file: "reasonix.toml",
+ *   line: 3,
+ *   column: 1,
+ * });
+ * console.log(error.code, error.message); // config_invalid reasonix.toml:3:1: unknown key `modle` ...
+ * ```
  */
 export class ConfigError extends ReasonixError {
+  /** What is wrong, without location or fix. */
   readonly problem: string;
+  /** What to do about it, when known. */
   readonly fix?: string;
+  /** The file the problem is in, when it came from one. */
   readonly file?: string;
+  /** 1-based line in `file`. */
   readonly line?: number;
+  /** 1-based column in `file`. */
   readonly column?: number;
 
+  /** Formats `details` into a printable message. */
   constructor(details: ConfigErrorDetails) {
     super("config_invalid", formatConfigError(details), { cause: details.cause });
     this.name = "ConfigError";

@@ -30,6 +30,7 @@ export type TrustKind = "mcp_server" | "settings" | "provider";
 
 /** One thing a project file declares that needs the user's trust before it takes effect. */
 export interface TrustDeclaration {
+  /** What trusting it lets happen. */
   kind: TrustKind;
   /** The server or provider name; `settings` for the loosening settings of `reasonix.toml`. */
   name: string;

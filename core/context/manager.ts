@@ -43,12 +43,15 @@ export class CompactionRequiredError extends ReasonixError {
 
 /** What maintenance did, for the UI and `run --json`. */
 export interface CompactionReport {
+  /** What happened: old tool results pruned, history summarized or truncated, or nothing. */
   phase: "pruned" | "summarized" | "truncated" | "failed";
   /** Why maintenance ran. */
   cause: "pressure" | "overflow" | "manual";
+  /** The projection generation after this step (it grows by one with each installed summary). */
   generation: number;
   /** Estimated prompt tokens before and after. */
   beforeTokens: number;
+  /** Estimated prompt tokens after maintenance. */
   afterTokens: number;
   /** For `failed`: why no summary was installed. */
   reason?: string;

@@ -73,7 +73,11 @@ export interface AgentSpec {
 
 /** A model and its provider, shared by every agent of the host that uses it. */
 export interface ModelBinding {
-  /** The model as configured: provider entry, wire id, context window, price. */
+  /**
+   * The model as configured: provider entry, wire id, context window, price.
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   resolved: ResolvedModel;
   /** The provider that serves it; shared by every agent of the host on this model. */
   provider: Provider;
@@ -82,7 +86,11 @@ export interface ModelBinding {
     maxOutputTokens?: number;
     compact?: boolean;
   };
-  /** Image handling for this model. */
+  /**
+   * Image handling for this model.
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   vision: ImageTurns;
 }
 
@@ -96,7 +104,11 @@ export interface HostMcp {
 
 /** What a composition function (`openHost`) assembles a host from. */
 export interface HostParts<M extends HostMcp = HostMcp> {
-  /** The loaded configuration, flags applied. */
+  /**
+   * The loaded configuration, flags applied.
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   config: Config;
   /** Warnings to show the user (configuration, trust, MCP). */
   warnings: string[];
@@ -108,7 +120,11 @@ export interface HostParts<M extends HostMcp = HostMcp> {
   sessionDir: string;
   /** Resolves and binds a model reference (`undefined`: the default model). */
   bindModel(ref: string | undefined): Promise<ModelBinding>;
-  /** The policy, write scope, shell and the gate whose session grants every agent shares. */
+  /**
+   * The policy, write scope, shell and the gate whose session grants every agent shares.
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   permissions: Permissions;
   /** Tools every agent may get: enabled built-ins and MCP direct tools. */
   catalogue: readonly Tool[];
@@ -116,7 +132,11 @@ export interface HostParts<M extends HostMcp = HostMcp> {
   mcp?: M;
   /** MCP resources for `@server:uri` references. */
   resources?: McpResourceReader;
-  /** Remembered facts, for recall and the memory tools. */
+  /**
+   * Remembered facts, for recall and the memory tools.
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   facts: FactStore;
   /** The tool context shared by every agent (workspace, shell, settings). */
   toolContext: Omit<ToolContext, "signal" | "progress">;
@@ -148,7 +168,23 @@ function scoped(tools: readonly Tool[], scope: AgentSpec["tools"]): Tool[] {
   );
 }
 
-/** One agent of a host: a {@linkcode Runner} with its session. */
+/**
+ * One agent of a host: a {@linkcode Runner} with its session.
+ *
+ * @example Answer approvals from the event stream
+ * ```ts
+ * import type { Host } from "@reasonix/reasonix";
+ *
+ * async function runApprovingReads(host: Host, text: string): Promise<void> {
+ *   await using agent = await host.createAgent({ approvals: "stream" });
+ *   for await (const event of agent.run({ text }, { signal: AbortSignal.timeout(60_000) })) {
+ *     if (event.type === "approval_request") {
+ *       event.respond?.(event.request.tool === "read_file" ? "once" : "deny");
+ *     }
+ *   }
+ * }
+ * ```
+ */
 export class HostedAgent implements Runner {
   /** The spec it was built from. */
   readonly spec: AgentSpec;
@@ -160,7 +196,11 @@ export class HostedAgent implements Runner {
   readonly sessionPath: string | undefined;
   /** Whether the session continues an earlier one. */
   readonly resumed: boolean;
-  /** Context maintenance of this session (spec §3.6). */
+  /**
+   * Context maintenance of this session (spec §3.6).
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   readonly context: ContextManager;
   /** The tools this agent offers the model, sorted by name. */
   readonly registry: ToolRegistry;
@@ -241,9 +281,28 @@ export class HostedAgent implements Runner {
   }
 }
 
-/** What lives as long as the process; makes agents. */
+/**
+ * What lives as long as the process; makes agents.
+ *
+ * @example Ask a host's default agent one question
+ * ```ts
+ * import type { Host } from "@reasonix/reasonix";
+ *
+ * async function ask(host: Host, text: string): Promise<string | undefined> {
+ *   // Every spec field defaults from the configuration; "ephemeral" writes no transcript.
+ *   await using agent = await host.createAgent({ transcript: "ephemeral" });
+ *   for await (const event of agent.run({ text }, { signal: AbortSignal.timeout(60_000) })) {
+ *     if (event.type === "done") return event.text;
+ *   }
+ * }
+ * ```
+ */
 export class Host<M extends HostMcp = HostMcp> {
-  /** The loaded configuration, flags applied. */
+  /**
+   * The loaded configuration, flags applied.
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   readonly config: Config;
   /** Warnings to show the user (configuration, trust, MCP). */
   readonly warnings: readonly string[];
@@ -253,7 +312,11 @@ export class Host<M extends HostMcp = HostMcp> {
   readonly workspaceRoot: string;
   /** Where this workspace's transcripts are. */
   readonly sessionDir: string;
-  /** The permission layer; its session grants hold for every agent of the host. */
+  /**
+   * The permission layer; its session grants hold for every agent of the host.
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   readonly permissions: Permissions;
   /** MCP servers of the host, when any were declared. */
   readonly mcp: M | undefined;

@@ -73,7 +73,11 @@ export interface HostFlags {
 export interface HostTrust {
   /** Whether a project declaration may take effect. */
   allows(declaration: TrustDeclaration): boolean;
-  /** Refuses (throws `ConfigError`) a provider whose endpoint an untrusted project file set. */
+  /**
+   * Refuses (throws `ConfigError`) a provider whose endpoint an untrusted project file set.
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   checkProvider(provider: ProviderConfig): Promise<void>;
   /** Problems with the trust store, one line each. */
   warnings: string[];
@@ -112,7 +116,11 @@ export interface OpenHostOptions<M extends HostMcp = HostMcp> {
   trust?: HostTrust;
   /** Paths no tool may read, besides `[sandbox].forbid_read` and the home `.env`. */
   forbidRead?: readonly string[];
-  /** Starts MCP once the configuration and the workspace root are known. */
+  /**
+   * Starts MCP once the configuration and the workspace root are known.
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
   mcp?(ctx: {
     config: Config;
     home: string;
@@ -122,7 +130,18 @@ export interface OpenHostOptions<M extends HostMcp = HostMcp> {
   }): Promise<HostMcpStart<M>>;
 }
 
-/** Trust that allows nothing a project declares (library hosts without a trust store). */
+/**
+ * Trust that allows nothing a project declares (library hosts without a trust store).
+ *
+ * @example Nothing a project file declares is trusted
+ * ```ts
+ * import { TRUST_NO_PROJECT } from "@reasonix/reasonix";
+ *
+ * const server = { command: "github-mcp" };
+ * const declaration = { kind: "mcp_server", name: "github", file: "/repo/reasonix.toml", content: server } as const;
+ * console.log(TRUST_NO_PROJECT.allows(declaration)); // false
+ * ```
+ */
 export const TRUST_NO_PROJECT: HostTrust = {
   allows: () => false,
   checkProvider(p) {
@@ -306,6 +325,36 @@ async function bindModel(opts: {
  * Loads configuration, binds the default model, starts MCP (through the hook) and sets up
  * permissions. Throws `ConfigError` for anything the user must fix; nothing is started in
  * that case.
+ *
+ * @example Open a host on an OpenAI-compatible endpoint and run one task
+ * ```ts
+ * import "@reasonix/reasonix/builtins";
+ * import { openHost } from "@reasonix/reasonix";
+ * import { startFakeLlm } from "@reasonix/reasonix/testing";
+ *
+ * const fake = await startFakeLlm({ script: [{ text: "Hello!" }] });
+ * const dir = await Deno.makeTempDir(); // workspace and Reasonix home, so nothing else is touched
+ * {
+ *   await using host = await openHost({
+ *     cwd: dir,
+ *     env: { REASONIX_HOME: dir, FAKE_KEY: "sk-test" },
+ *     config: `default_model = "fake/m"
+ * [[providers]]
+ * name = "fake"
+ * kind = "openai"
+ * base_url = "${fake.url}"
+ * models = ["m"]
+ * api_key_env = "FAKE_KEY"
+ * context_window = 128000`,
+ *   });
+ *   await using agent = await host.createAgent({ transcript: "ephemeral" });
+ *   for await (const event of agent.run({ text: "Say hello" }, { signal: AbortSignal.timeout(30_000) })) {
+ *     if (event.type === "done") console.log(event.status, event.text); // completed Hello!
+ *   }
+ * }
+ * await fake.close();
+ * await Deno.remove(dir, { recursive: true });
+ * ```
  */
 export async function openHost<M extends HostMcp = HostMcp>(
   opts: OpenHostOptions<M>,

@@ -12,6 +12,9 @@ import { ErrorCode, McpError, SseError, StreamableHTTPError, UnauthorizedError }
 import type { McpErrorClass } from "./types.ts";
 import { redactSecrets } from "../../providers/http.ts";
 import { stripControl } from "./text.ts";
+import { McpLaunchRefusedError } from "./launch_error.ts";
+
+export { McpLaunchRefusedError } from "./launch_error.ts";
 
 /** A server is not usable now (failed start, needs authorization, closed). */
 export class McpUnavailableError extends ReasonixError {
@@ -26,17 +29,6 @@ export class McpUnavailableError extends ReasonixError {
     this.name = "McpUnavailableError";
     this.server = options.server;
     this.errorClass = options.errorClass;
-  }
-}
-
-/**
- * A stdio server was not started because it may not run here as declared (no usable OS
- * sandbox for it). The message says why and what to do; it is shown as the failure's detail.
- */
-export class McpLaunchRefusedError extends ReasonixError {
-  constructor(message: string, options?: ErrorOptions) {
-    super("mcp_launch_refused", message, options);
-    this.name = "McpLaunchRefusedError";
   }
 }
 

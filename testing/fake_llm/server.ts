@@ -37,7 +37,24 @@ const encoder = new TextEncoder();
 // characters are cut at every possible place.
 const AWKWARD_SIZES = [7, 13, 3, 29, 5, 61, 11];
 
-/** Starts a fake server on 127.0.0.1 (port 0 unless given). */
+/**
+ * Starts a fake server on 127.0.0.1 (port 0 unless given).
+ *
+ * @example A tool call, then an answer
+ * ```ts
+ * import { startFakeLlm } from "@reasonix/reasonix/testing";
+ *
+ * const fake = await startFakeLlm({
+ *   script: [
+ *     { toolCalls: [{ name: "read_file", arguments: JSON.stringify({ path: "README.md" }) }] },
+ *     { text: "It is a README." },
+ *   ],
+ * });
+ * // Point a provider's `base_url` at `fake.url`; `fake.requests` records what it was sent.
+ * console.log(fake.url, fake.requests.length); // http://127.0.0.1:PORT/v1 0
+ * await fake.close();
+ * ```
+ */
 export function startFakeLlm(opts: FakeLlmOptions): Promise<FakeLlm> {
   const only = opts.format === undefined ? undefined : FORMATS[opts.format];
   if (opts.format !== undefined && !only) {

@@ -14,6 +14,7 @@ export type FakeFormat = "openai" | "anthropic" | "responses";
 export interface FakeToolCall {
   /** Defaults to a generated `call_…` id. */
   id?: string;
+  /** Tool the model calls. */
   name: string;
   /** Raw argument JSON text, streamed in awkward pieces. */
   arguments: string;
@@ -21,8 +22,11 @@ export interface FakeToolCall {
 
 /** A streamed completion. */
 export interface CompletionStep {
+  /** Assistant text, streamed in pieces. */
   text?: string;
+  /** Reasoning text, streamed before the answer. */
   reasoning?: string;
+  /** Tool calls the model makes in this step. */
   toolCalls?: FakeToolCall[];
   /**
    * Wire finish: `finish_reason` (openai; default `tool_calls` or `stop`), `stop_reason`
@@ -80,8 +84,11 @@ export interface CompletionStep {
 
 /** An HTTP error response. Without a body, a realistic one for the status is generated. */
 export interface ErrorStep {
+  /** HTTP status, e.g. 429 or 500. */
   status: number;
+  /** Response body; an object is sent as JSON. */
   body?: string | Record<string, unknown>;
+  /** Extra response headers, e.g. `retry-after`. */
   headers?: Record<string, string>;
 }
 
@@ -100,11 +107,13 @@ export type FakeStep = CompletionStep | ErrorStep | ResetStep | HangStep;
 
 /** A request the fake received. */
 export interface RecordedRequest {
+  /** HTTP method. */
   method: string;
   /** Path including the query string. */
   path: string;
   /** Header names lowercased. */
   headers: Record<string, string>;
+  /** The raw request body. */
   bodyText: string;
   /** Parsed JSON body, or undefined when it is not JSON. */
   body: unknown;
@@ -121,6 +130,7 @@ export type FakeScript =
 
 /** Options for `startFakeLlm`. */
 export interface FakeLlmOptions {
+  /** The responses to give, in order or chosen per request. */
   script: FakeScript;
   /** Answer only this format's endpoint. Default: pick the format by the request path. */
   format?: FakeFormat;

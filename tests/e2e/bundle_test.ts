@@ -145,3 +145,35 @@ Deno.test({
     }
   },
 });
+
+/** The bundle files `entry` loads before any dynamic import, itself included. */
+async function staticClosure(bundle: string, entry: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const visit = async (file: string): Promise<void> => {
+    if (out.has(file)) return;
+    const text = await Deno.readTextFile(file);
+    out.set(file, text);
+    for (
+      const m of text.matchAll(
+        /^(?:import\b[^"\n]*|\} from |export [^"\n]* from )"(\.[^"]+\.js)"/gm,
+      )
+    ) {
+      await visit(join(file, "..", m[1]));
+    }
+  };
+  await visit(join(bundle, entry));
+  return out;
+}
+
+Deno.test("the headless run path loads neither the MCP SDK nor the interactive UI", async () => {
+  await built;
+  const closure = await staticClosure(join(dir, "bundle"), "cli/run.js");
+  assert.ok(closure.size > 1, "run.js imports its chunks statically");
+  // esbuild names each package's files in a comment with their npm path.
+  const heavy = /\/npm\/[^\n]*?\/(@modelcontextprotocol\/sdk|ajv|ink|react)\/\d[^/]*\//;
+  const loaded = [...closure].flatMap(([file, text]) => {
+    const hit = heavy.exec(text);
+    return hit ? [`${file}: ${hit[1]}`] : [];
+  });
+  assert.deepEqual(loaded, []);
+});

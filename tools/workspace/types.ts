@@ -172,7 +172,28 @@ export interface WorkspaceProcess {
   kill(signal?: ProcessSignal, opts?: { group?: boolean }): void;
 }
 
-/** The file and process operations tools run against: this machine or another one. */
+/**
+ * The file and process operations tools run against: this machine or another one.
+ *
+ * @example Read a file where the tool's workspace is
+ * ```ts
+ * import { defineTool } from "@reasonix/reasonix";
+ * import { z } from "zod";
+ *
+ * const lineCount = defineTool({
+ *   name: "line_count",
+ *   description: "Counts the lines of a file in the workspace.",
+ *   input: z.object({ path: z.string() }),
+ *   readOnly: true,
+ *   access: (args) => ({ reads: [args.path] }),
+ *   async run(args, ctx) {
+ *     // Through ctx.workspace, not Deno: the workspace may be a sandbox or another machine.
+ *     const bytes = await ctx.workspace.readFile(args.path, { signal: ctx.signal });
+ *     return { content: String(new TextDecoder().decode(bytes).split("\n").length) };
+ *   },
+ * });
+ * ```
+ */
 export interface Workspace {
   /** The platform of the workspace's machine. */
   readonly os: WorkspaceOs;
