@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { canonicalPath } from "../core/permission/confine.ts";
 import {
   bwrapArgs,
@@ -59,6 +59,9 @@ const SANDBOX_ENV: Readonly<Record<string, string>> = {
   npm_config_cache: "/tmp/.npm",
   UV_CACHE_DIR: "/tmp/.cache/uv",
 };
+
+/** The directory the sandbox replaces with a private, empty one. */
+const TMP = "/tmp";
 
 /** Whether a stdio server runs inside the sandbox: project ones always, user ones by default. */
 export function mustSandbox(spec: StdioServerSpec): boolean {
@@ -152,6 +155,25 @@ export function mcpSandboxLauncher(opts: McpSandboxOptions): StdioLauncher {
     return out;
   };
 
+  /**
+   * What the private `/tmp` would hide by accident: a program, the folders of the files the
+   * declaration names, or a home directory that happen to live under `/tmp`. They stay
+   * visible read-only; `/tmp` itself stays private.
+   */
+  const keptVisible = async (argv: readonly string[]): Promise<string[]> => {
+    const candidates = argv.filter((a) => isAbsolute(a)).map((a) =>
+      dirname(a) === TMP ? a : dirname(a)
+    );
+    if (opts.env.HOME) candidates.push(opts.env.HOME);
+    const out: string[] = [];
+    for (const candidate of candidates) {
+      const path = await canonicalPath(candidate);
+      if (path === TMP || !isWithin(TMP, path) || out.includes(path)) continue;
+      if (await exists(path)) out.push(path);
+    }
+    return out;
+  };
+
   return async (spec) => {
     if (!mustSandbox(spec) || os !== "linux") return { command: spec.command, args: spec.args };
     const { bwrap, sh } = await findHelpers(spec);
@@ -159,7 +181,11 @@ export function mcpSandboxLauncher(opts: McpSandboxOptions): StdioLauncher {
     const argv = [await program(spec, cwd), ...spec.args];
     const root = await canonicalPath(opts.workspaceRoot);
     const writable = opts.readOnly ? [] : [root];
-    const visible = [...(opts.readOnly ? [root] : []), ...(isWithin(root, cwd) ? [] : [cwd])];
+    const visible = [
+      ...await keptVisible(argv),
+      ...(opts.readOnly ? [root] : []),
+      ...(isWithin(root, cwd) ? [] : [cwd]),
+    ];
     // The files that make Reasonix or git start programs later stay read-only.
     const control = opts.readOnly
       ? { readOnly: [] }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { McpLaunchRefusedError } from "../plugins/mcp/failure.ts";
 import type { StdioServerSpec } from "../plugins/mcp/types.ts";
 import { mcpSandboxLauncher } from "./mcp_sandbox.ts";
@@ -107,3 +108,42 @@ Deno.test("a sandboxed server whose program does not exist fails as ENOENT", {
     await l.cleanup();
   }
 });
+
+Deno.test(
+  "a sandboxed server whose files live under /tmp still sees them; /tmp itself stays private",
+  { ignore: Deno.build.os !== "linux" || !(await hasBwrap()) },
+  async () => {
+    const real = await launcher();
+    const dir = await Deno.realPath(await Deno.makeTempDir({ dir: "/tmp" }));
+    const stray = await Deno.makeTempFile({ dir: "/tmp", prefix: "reasonix-stray-" });
+    try {
+      await Deno.writeTextFile(
+        join(dir, "server.sh"),
+        `cat "$(dirname "$0")/data.txt"; test -e ${stray} && echo LEAK; exit 0\n`,
+      );
+      await Deno.writeTextFile(join(dir, "data.txt"), "visible\n");
+      const out = await real.launch({
+        ...spec("project"),
+        command: "/bin/sh",
+        args: [join(dir, "server.sh")],
+      });
+      const ran = await new Deno.Command(out.command, {
+        args: out.args,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const text = new TextDecoder().decode(ran.stdout);
+      assert.match(text, /^visible$/m, new TextDecoder().decode(ran.stderr));
+      assert.doesNotMatch(text, /LEAK/);
+    } finally {
+      await real.cleanup();
+      await Deno.remove(dir, { recursive: true });
+      await Deno.remove(stray);
+    }
+  },
+);
+
+async function hasBwrap(): Promise<boolean> {
+  return await new Deno.Command("bwrap", { args: ["--version"], stdout: "null", stderr: "null" })
+    .output().then((o) => o.success, () => false);
+}

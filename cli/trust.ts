@@ -160,11 +160,10 @@ async function grantCommand(all: boolean, names: string[], ctx: Ctx): Promise<nu
 }
 
 async function revokeCommand(
-  all: boolean,
-  names: string[],
-  dir: string | undefined,
+  request: { all: boolean; names: string[]; workspace?: string },
   ctx: Ctx,
 ): Promise<number> {
+  const { all, names, workspace: dir } = request;
   checkSelection("revoke", all, names);
   const workspace = await workspaceKey(resolve(ctx.cwd, dir ?? "."));
   const removed = await ctx.store.revoke(workspace, all ? undefined : names);
@@ -203,7 +202,7 @@ export async function runTrust(request: TrustRequest, context: CliContext): Prom
       case "grant":
         return await grantCommand(request.all, request.names, ctx);
       case "revoke":
-        return await revokeCommand(request.all, request.names, request.workspace, ctx);
+        return await revokeCommand(request, ctx);
     }
   } catch (error) {
     if (error instanceof ConfigError) {

@@ -48,12 +48,13 @@ export interface PermissionEntry {
 }
 
 /** Builds the summary of a finished run. */
-export function summarize(
-  done: Extract<AgentEvent, { type: "done" }>,
-  info: Pick<RunInfo, "model" | "sessionId">,
-  durationMs: number,
-  permissions: PermissionEntry[],
-): RunSummary {
+export function summarize(opts: {
+  done: Extract<AgentEvent, { type: "done" }>;
+  info: Pick<RunInfo, "model" | "sessionId">;
+  durationMs: number;
+  permissions: PermissionEntry[];
+}): RunSummary {
+  const { done, info, durationMs, permissions } = opts;
   const u: UsageTotals = done.usage;
   return {
     status: done.status,
@@ -115,7 +116,12 @@ export class JsonSummaryWriter {
         reason: event.reason ?? null,
       });
     } else if (event.type === "done") {
-      const summary = summarize(event, this.#info, this.#now() - this.#started, this.#permissions);
+      const summary = summarize({
+        done: event,
+        info: this.#info,
+        durationMs: this.#now() - this.#started,
+        permissions: this.#permissions,
+      });
       this.#write(`${JSON.stringify(summary)}\n`);
     }
   }

@@ -93,7 +93,11 @@ export function startFakeLlm(opts: FakeLlmOptions): Promise<FakeLlm> {
 
     const format = formatFor(raw.method, raw.path);
     if (!format.matches(raw.method, raw.path)) {
-      await sendBody(res, 404, format.notFoundBody(raw.method, raw.path), { connection });
+      await sendBody(res, {
+        status: 404,
+        body: format.notFoundBody(raw.method, raw.path),
+        headers: { connection },
+      });
       return;
     }
     const index = stepIndex++;
@@ -103,16 +107,20 @@ export function startFakeLlm(opts: FakeLlmOptions): Promise<FakeLlm> {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       const body = format.fakeErrorBody(`fake LLM script threw: ${message}`);
-      await sendBody(res, 500, body, { connection });
+      await sendBody(res, { status: 500, body, headers: { connection } });
       return;
     }
     if (step === undefined) {
       const of = typeof opts.script === "function" ? "" : ` (the script has ${opts.script.length})`;
       const message = `fake LLM script exhausted: no step for request #${index + 1}${of}`;
-      await sendBody(res, 500, format.fakeErrorBody(message), { connection });
+      await sendBody(res, {
+        status: 500,
+        body: format.fakeErrorBody(message),
+        headers: { connection },
+      });
       return;
     }
-    await runStep(step, req, res, format, { seq: ++seq, connection });
+    await runStep(step, { req, res, format, seq: ++seq, connection });
   }, { hostname: opts.hostname, port: opts.port, keepAlive });
 
   return Promise.resolve({
@@ -122,15 +130,18 @@ export function startFakeLlm(opts: FakeLlmOptions): Promise<FakeLlm> {
   });
 }
 
-async function runStep(
-  step: FakeStep,
-  req: RecordedRequest,
-  res: RawResponse,
-  format: WireFormat,
-  { seq, connection }: { seq: number; connection: string },
-): Promise<void> {
+/** One request being answered: what was asked, where to write, in which wire format. */
+interface Exchange {
+  req: RecordedRequest;
+  res: RawResponse;
+  format: WireFormat;
+  connection: string;
+}
+
+async function runStep(step: FakeStep, ex: Exchange & { seq: number }): Promise<void> {
+  const { req, res, format, seq, connection } = ex;
   if ("status" in step) {
-    await sendError(step, req, res, format, connection);
+    await sendError(step, ex);
     return;
   }
   if ("reset" in step && step.reset === "before-headers") {
@@ -191,31 +202,29 @@ async function runStep(
   await res.write(LAST_CHUNK);
 }
 
-async function sendError(
-  step: ErrorStep,
-  req: RecordedRequest,
-  res: RawResponse,
-  format: WireFormat,
-  connection: string,
-): Promise<void> {
+async function sendError(step: ErrorStep, ex: Exchange): Promise<void> {
+  const { req, res, format, connection } = ex;
   const body = step.body === undefined
     ? format.errorBody(step.status, req)
     : typeof step.body === "string"
     ? step.body
     : JSON.stringify(step.body);
-  await sendBody(res, step.status, body, {
-    connection,
-    ...format.errorHeaders(step.status),
-    ...lowercaseKeys(step.headers ?? {}),
+  await sendBody(res, {
+    status: step.status,
+    body,
+    headers: {
+      connection,
+      ...format.errorHeaders(step.status),
+      ...lowercaseKeys(step.headers ?? {}),
+    },
   });
 }
 
 async function sendBody(
   res: RawResponse,
-  status: number,
-  body: string,
-  headers: Record<string, string>,
+  reply: { status: number; body: string; headers: Record<string, string> },
 ): Promise<void> {
+  const { status, body, headers } = reply;
   const bytes = encoder.encode(body);
   let isJson = true;
   try {

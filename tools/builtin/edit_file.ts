@@ -32,7 +32,7 @@ export const editFileTool: Tool = defineTool({
   readOnly: false,
   // It reads the file too: whether old_string matches tells what the file holds.
   access: (args) => ({ rule: "Edit", reads: [args.path], writes: [args.path] }),
-  run: (args, ctx) => editTextFile(ctx, args.path, [args], "edit_file"),
+  run: (args, ctx) => editTextFile(ctx, { path: args.path, edits: [args], tool: "edit_file" }),
 });
 
 registerBuiltinTool(editFileTool);

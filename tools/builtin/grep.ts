@@ -136,10 +136,9 @@ interface Target {
 
 async function searchRipgrep(
   rg: string,
-  args: Args,
-  target: Target,
-  ctx: ToolContext,
+  search: { args: Args; target: Target; ctx: ToolContext },
 ): Promise<SearchOutcome> {
+  const { args, target, ctx } = search;
   const cwd = target.isDir ? target.path : dirname(target.path);
   const filter = target.isDir && args.glob !== undefined ? globFilter(args.glob) : undefined;
   const denied = await readDenied(ctx, cwd);
@@ -293,11 +292,10 @@ async function looksBinary(ws: Workspace, path: string): Promise<boolean> {
 }
 
 async function searchBuiltin(
-  args: Args,
-  target: Target,
-  ctx: ToolContext,
+  search: { args: Args; target: Target; ctx: ToolContext },
   opts: SearchOptions,
 ): Promise<SearchOutcome> {
+  const { args, target, ctx } = search;
   const regex = compilePattern(args.pattern, args.ignore_case);
   if (typeof regex === "string") return { ok: false, error: regex };
   const collector = new ContentCollector(ctx.root, args.head_limit, args.context);
@@ -471,8 +469,8 @@ export async function runGrep(
   let outcome: SearchOutcome;
   try {
     outcome = engine.kind === "ripgrep"
-      ? await searchRipgrep(engine.rg, args, target, ctx)
-      : await searchBuiltin(args, target, ctx, opts);
+      ? await searchRipgrep(engine.rg, { args, target, ctx })
+      : await searchBuiltin({ args, target, ctx }, opts);
   } catch (error) {
     if (ctx.signal.aborted) return fail("grep was cancelled.", "cancelled");
     if (error instanceof MatchBudgetError) {

@@ -29,11 +29,9 @@ function fail(content: string, code: ToolErrorCode): ToolResult {
 
 /** Copies a file, symlink or directory tree, keeping permission bits. */
 async function copyTree(
-  ws: Workspace,
-  from: string,
-  to: string,
-  signal: AbortSignal,
+  opts: { workspace: Workspace; from: string; to: string; signal: AbortSignal },
 ): Promise<void> {
+  const { workspace: ws, from, to, signal } = opts;
   signal.throwIfAborted();
   const info = await ws.lstat(from, { signal });
   if (info.isSymlink) {
@@ -41,7 +39,12 @@ async function copyTree(
   } else if (info.isDirectory) {
     await ws.mkdir(to, { mode: info.mode === null ? undefined : info.mode & 0o7777, signal });
     for await (const entry of ws.readDir(from, { signal })) {
-      await copyTree(ws, join(from, entry.name), join(to, entry.name), signal);
+      await copyTree({
+        workspace: ws,
+        from: join(from, entry.name),
+        to: join(to, entry.name),
+        signal,
+      });
     }
   } else if (info.isFile) {
     await ws.copyFile(from, to, { signal });
@@ -67,7 +70,7 @@ export async function copyThenRemove(
   const ws = opts.workspace;
   const temp = join(dirname(to), `.${basename(to)}.${crypto.randomUUID().slice(0, 8)}.moving`);
   try {
-    await copyTree(ws, from, temp, opts.signal);
+    await copyTree({ workspace: ws, from, to: temp, signal: opts.signal });
     await ws.rename(temp, to);
   } catch (error) {
     await ws.remove(temp, { recursive: true }).catch(() => {});

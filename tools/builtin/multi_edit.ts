@@ -29,7 +29,7 @@ export const multiEditTool: Tool = defineTool({
   readOnly: false,
   // It reads the file too: whether an old_string matches tells what the file holds.
   access: (args) => ({ rule: "Edit", reads: [args.path], writes: [args.path] }),
-  run: (args, ctx) => editTextFile(ctx, args.path, args.edits, "multi_edit"),
+  run: (args, ctx) => editTextFile(ctx, { path: args.path, edits: args.edits, tool: "multi_edit" }),
 });
 
 registerBuiltinTool(multiEditTool);

@@ -297,7 +297,11 @@ export function applyEdit(text: string, edit: TextEdit, eol: LineEnding): EditOu
 }
 
 /** Numbered lines (like `cat -n`) around `[start, end)` of `text`, at most `maxLines`. */
-export function contextSnippet(text: string, start: number, end: number, maxLines = 20): string {
+export function contextSnippet(
+  text: string,
+  range: { start: number; end: number; maxLines?: number },
+): string {
+  const { start, end, maxLines = 20 } = range;
   const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
   const first = Math.max(1, lineAt(text, start) - 3);
@@ -322,10 +326,9 @@ function fail(content: string, code: ToolErrorCode): ToolResult {
  */
 export async function editTextFile(
   ctx: ToolContext,
-  path: string,
-  edits: TextEdit[],
-  tool: "edit_file" | "multi_edit",
+  request: { path: string; edits: TextEdit[]; tool: "edit_file" | "multi_edit" },
 ): Promise<ToolResult> {
+  const { path, edits, tool } = request;
   const ws = ctx.workspace;
   const on = { workspace: ws };
   const target = await writeTarget(resolveToolPath(ctx.root, path), on);
@@ -416,7 +419,7 @@ export async function editTextFile(
       `${replacements} ${noun}`
     : `Edited ${path}: ${replacements} ${noun}`;
   const content = tool === "edit_file" && first
-    ? `${summary}\n${contextSnippet(text, first.start, first.end)}`
+    ? `${summary}\n${contextSnippet(text, { start: first.start, end: first.end })}`
     : summary;
   return {
     content,

@@ -303,15 +303,15 @@ function byName(a: DirEntry, b: DirEntry): number {
  * skipped. Throws the signal's reason when aborted.
  */
 export async function* walkFiles(root: string, opts: WalkOptions): AsyncGenerator<WalkedFile> {
-  yield* walkDir(root, "", await IgnoreRules.forRoot(root, opts.workspace), opts);
+  const rules = await IgnoreRules.forRoot(root, opts.workspace);
+  yield* walkDir({ dir: root, rel: "", rules }, opts);
 }
 
 async function* walkDir(
-  dir: string,
-  rel: string,
-  rules: IgnoreRules,
+  at: { dir: string; rel: string; rules: IgnoreRules },
   opts: WalkOptions,
 ): AsyncGenerator<WalkedFile> {
+  const { dir, rel, rules } = at;
   opts.signal.throwIfAborted();
   const entries: DirEntry[] = [];
   try {
@@ -328,7 +328,7 @@ async function* walkDir(
     const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
     if (entry.isDirectory) {
       if (opts.filter?.skipDir(childRel) || rules.isIgnored(path, true)) continue;
-      yield* walkDir(path, childRel, await rules.child(path), opts);
+      yield* walkDir({ dir: path, rel: childRel, rules: await rules.child(path) }, opts);
     } else if (entry.isFile) {
       if (opts.filter && !opts.filter.file(childRel)) continue;
       if (!rules.isIgnored(path, false)) yield { path, rel: childRel };
