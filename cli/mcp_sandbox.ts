@@ -63,6 +63,9 @@ const SANDBOX_ENV: Readonly<Record<string, string>> = {
 /** The directory the sandbox replaces with a private, empty one. */
 const TMP = "/tmp";
 
+/** An absolute path under `/tmp` inside a word of a command line. */
+const TMP_PATH = /\/tmp\/[^\s'"`;|&()<>=,]+/g;
+
 /** Whether a stdio server runs inside the sandbox: project ones always, user ones by default. */
 export function mustSandbox(spec: StdioServerSpec): boolean {
   return spec.source.kind !== "user" || spec.sandbox !== false;
@@ -157,13 +160,14 @@ export function mcpSandboxLauncher(opts: McpSandboxOptions): StdioLauncher {
 
   /**
    * What the private `/tmp` would hide by accident: a program, the folders of the files the
-   * declaration names, or a home directory that happen to live under `/tmp`. They stay
+   * declaration names (as arguments or inside them), or a home directory that happen to live
+   * under `/tmp`. They stay
    * visible read-only; `/tmp` itself stays private.
    */
   const keptVisible = async (argv: readonly string[]): Promise<string[]> => {
-    const candidates = argv.filter((a) => isAbsolute(a)).map((a) =>
-      dirname(a) === TMP ? a : dirname(a)
-    );
+    // A path may be an argument of its own or sit inside one (`--config=…`, `sh -c '…'`).
+    const named = argv.flatMap((a) => [...a.matchAll(TMP_PATH)].map((m) => m[0]));
+    const candidates = named.map((a) => dirname(a) === TMP ? a : dirname(a));
     if (opts.env.HOME) candidates.push(opts.env.HOME);
     const out: string[] = [];
     for (const candidate of candidates) {

@@ -119,13 +119,14 @@ Deno.test(
     try {
       await Deno.writeTextFile(
         join(dir, "server.sh"),
-        `cat "$(dirname "$0")/data.txt"; test -e ${stray} && echo LEAK; exit 0\n`,
+        `cat '${join(dir, "data.txt")}'; test -e ${stray} && echo LEAK; exit 0\n`,
       );
       await Deno.writeTextFile(join(dir, "data.txt"), "visible\n");
       const out = await real.launch({
         ...spec("project"),
         command: "/bin/sh",
-        args: [join(dir, "server.sh")],
+        // Named inside a script, as `sh -c '…'` declarations do.
+        args: ["-c", `. '${join(dir, "server.sh")}'`],
       });
       const ran = await new Deno.Command(out.command, {
         args: out.args,
