@@ -51,37 +51,10 @@ export async function canonicalPath(
   } catch {
     // Something is missing (or loops): walk to find out what and where.
   }
-  if (ws.os === "windows") return await canonicalWindows(ws, absolute);
-  const root = parse(absolute).root;
-  let resolved = root;
-  let parts = absolute.slice(root.length).split(sep);
-  let links = 0;
-  while (parts.length > 0) {
-    const name = parts.shift()!;
-    if (name === "" || name === ".") continue;
-    if (name === "..") {
-      resolved = dirname(resolved);
-      continue;
-    }
-    const next = join(resolved, name);
-    let isSymlink: boolean;
-    try {
-      isSymlink = (await ws.lstat(next, on)).isSymlink;
-    } catch (error) {
-      // Nothing further exists, so nothing further can be a link; `..` stays lexical.
-      if (endsThePath(error)) return resolve(next, ...parts);
-      throw error;
-    }
-    if (isSymlink) {
-      if (++links > MAX_LINKS) throw new FsError("ELOOP", `too many links in ${path}`);
-      const target = await ws.readLink(next, on);
-      parts = [...target.split(sep), ...parts];
-      if (isAbsolute(target)) resolved = parse(target).root;
-      continue;
-    }
-    resolved = next;
-  }
-  return resolved;
+  const walk = ws.os === "windows" ? walkWindows(absolute) : walkPosix(absolute, path);
+  let step = walk.next();
+  while (!step.done) step = walk.next(await answerAsync(ws, step.value, on));
+  return step.value;
 }
 
 /**
@@ -90,7 +63,57 @@ export async function canonicalPath(
  */
 export function canonicalPathSync(path: string, base?: string): string {
   const absolute = resolve(base ?? "/", path);
-  if (Deno.build.os === "windows") return canonicalWindowsSync(absolute);
+  const walk = Deno.build.os === "windows" ? walkWindows(absolute) : walkPosix(absolute, path);
+  let step = walk.next();
+  while (!step.done) step = walk.next(answerSync(step.value));
+  return step.value;
+}
+
+/**
+ * What a path walk asks of the file system. The answer is whether the entry is a symlink
+ * (`lstat`), its target (`readLink`) or its real path (`realPath`); `undefined` when nothing
+ * exists there. The walks are written once and driven synchronously or through a workspace.
+ */
+interface WalkQuery {
+  op: "lstat" | "readLink" | "realPath";
+  path: string;
+}
+
+type WalkAnswer = boolean | string | undefined;
+
+async function answerAsync(
+  ws: Workspace,
+  query: WalkQuery,
+  on: { signal?: AbortSignal },
+): Promise<WalkAnswer> {
+  try {
+    if (query.op === "lstat") return (await ws.lstat(query.path, on)).isSymlink;
+    if (query.op === "readLink") return await ws.readLink(query.path, on);
+    return await ws.realPath(query.path, on);
+  } catch (error) {
+    if (query.op !== "readLink" && missing(query, error)) return undefined;
+    throw error;
+  }
+}
+
+function answerSync(query: WalkQuery): WalkAnswer {
+  try {
+    if (query.op === "lstat") return Deno.lstatSync(query.path).isSymlink;
+    if (query.op === "readLink") return Deno.readLinkSync(query.path);
+    return Deno.realPathSync(query.path);
+  } catch (error) {
+    if (query.op !== "readLink" && missing(query, error)) return undefined;
+    throw error;
+  }
+}
+
+/** Whether a failed query means nothing exists there (for `lstat`, nothing further along). */
+function missing(query: WalkQuery, error: unknown): boolean {
+  return query.op === "lstat" ? endsThePath(error) : fsErrorCode(error) === "ENOENT";
+}
+
+/** POSIX: every component in turn, following symlinks; the missing rest is appended. */
+function* walkPosix(absolute: string, shown: string): Generator<WalkQuery, string, WalkAnswer> {
   const root = parse(absolute).root;
   let resolved = root;
   let parts = absolute.slice(root.length).split(sep);
@@ -103,16 +126,12 @@ export function canonicalPathSync(path: string, base?: string): string {
       continue;
     }
     const next = join(resolved, name);
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.lstatSync(next);
-    } catch (error) {
-      if (endsThePath(error)) return resolve(next, ...parts);
-      throw error;
-    }
-    if (info.isSymlink) {
-      if (++links > MAX_LINKS) throw new Deno.errors.FilesystemLoop(`too many links in ${path}`);
-      const target = Deno.readLinkSync(next);
+    const isSymlink = yield { op: "lstat", path: next };
+    // Nothing further exists, so nothing further can be a link; `..` stays lexical.
+    if (isSymlink === undefined) return resolve(next, ...parts);
+    if (isSymlink) {
+      if (++links > MAX_LINKS) throw new FsError("ELOOP", `too many links in ${shown}`);
+      const target = (yield { op: "readLink", path: next }) as string;
       parts = [...target.split(sep), ...parts];
       if (isAbsolute(target)) resolved = parse(target).root;
       continue;
@@ -123,36 +142,16 @@ export function canonicalPathSync(path: string, base?: string): string {
 }
 
 /** Windows: the deepest existing ancestor through `realPath`, then the missing rest. */
-async function canonicalWindows(ws: Workspace, absolute: string): Promise<string> {
+function* walkWindows(absolute: string): Generator<WalkQuery, string, WalkAnswer> {
   const rest: string[] = [];
   let current = absolute;
   while (true) {
-    try {
-      return join(await ws.realPath(current), ...rest.reverse());
-    } catch (error) {
-      if (fsErrorCode(error) !== "ENOENT") throw error;
-      const parent = dirname(current);
-      if (parent === current) return absolute;
-      rest.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
-      current = parent;
-    }
-  }
-}
-
-/** {@linkcode canonicalWindows}, synchronously on this machine. */
-function canonicalWindowsSync(absolute: string): string {
-  const rest: string[] = [];
-  let current = absolute;
-  while (true) {
-    try {
-      return join(Deno.realPathSync(current), ...rest.reverse());
-    } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
-      const parent = dirname(current);
-      if (parent === current) return absolute;
-      rest.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
-      current = parent;
-    }
+    const real = yield { op: "realPath", path: current };
+    if (typeof real === "string") return join(real, ...rest.reverse());
+    const parent = dirname(current);
+    if (parent === current) return absolute;
+    rest.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
+    current = parent;
   }
 }
 
