@@ -9,15 +9,8 @@
  * over `error.code` is checked by the compiler and a new failure has to be named here.
  */
 export type ReasonixErrorCode =
-  // Providers (providers/errors.ts: ProviderErrorCode is this group).
-  | "provider_auth"
-  | "provider_bad_request"
-  | "provider_rate_limited"
-  | "provider_server"
-  | "provider_network"
-  | "provider_stream"
-  | "provider_idle_timeout"
-  | "context_overflow"
+  | ProviderErrorCode
+  | MemoryErrorCode
   // Configuration files, reasonix.toml and .mcp.json alike.
   | "config_invalid"
   // The OS sandbox around shell commands.
@@ -31,11 +24,6 @@ export type ReasonixErrorCode =
   | "transcript_write"
   // Context maintenance.
   | "compaction_required"
-  // Memory facts.
-  | "memory_conflict"
-  | "memory_invalid"
-  | "memory_not_found"
-  | "memory_unsafe_path"
   // Images and the vision model.
   | "image_input"
   | "vision_failed"
@@ -44,6 +32,24 @@ export type ReasonixErrorCode =
   | "mcp_launch_refused"
   | "mcp_startup_timeout"
   | "mcp_unavailable";
+
+/** The codes of provider failures (`ProviderError`, providers/errors.ts). */
+export type ProviderErrorCode =
+  | "provider_auth"
+  | "provider_bad_request"
+  | "provider_rate_limited"
+  | "provider_server"
+  | "provider_network"
+  | "provider_stream"
+  | "provider_idle_timeout"
+  | "context_overflow";
+
+/** The codes of memory-fact failures (`MemoryError`, core/memory/facts.ts). */
+export type MemoryErrorCode =
+  | "memory_conflict"
+  | "memory_invalid"
+  | "memory_not_found"
+  | "memory_unsafe_path";
 
 /**
  * A condition a caller is expected to handle, identified by a stable `code`.

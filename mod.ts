@@ -21,7 +21,7 @@
  *
  * @module
  */
-export { ReasonixError, type ReasonixErrorCode } from "./errors.ts";
+export { type MemoryErrorCode, ReasonixError, type ReasonixErrorCode } from "./errors.ts";
 export { ConfigError } from "./core/config/errors.ts";
 export { ProviderError, type ProviderErrorCode } from "./providers/errors.ts";
 

@@ -3,20 +3,9 @@
  *
  * @module
  */
-import { ReasonixError, type ReasonixErrorCode } from "../errors.ts";
+import { type ProviderErrorCode, ReasonixError } from "../errors.ts";
 
-/** Stable codes for provider failures: the provider group of {@linkcode ReasonixErrorCode}. */
-export type ProviderErrorCode = Extract<
-  ReasonixErrorCode,
-  | "provider_auth"
-  | "provider_bad_request"
-  | "provider_rate_limited"
-  | "provider_server"
-  | "provider_network"
-  | "provider_stream"
-  | "provider_idle_timeout"
-  | "context_overflow"
->;
+export type { ProviderErrorCode } from "../errors.ts";
 
 /**
  * A failed provider request or stream.

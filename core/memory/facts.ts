@@ -8,7 +8,7 @@
  * @module
  */
 import { join } from "node:path";
-import { ReasonixError, type ReasonixErrorCode } from "../../errors.ts";
+import { type MemoryErrorCode, ReasonixError } from "../../errors.ts";
 import { lstatOrUndefined } from "../../tools/fs/mod.ts";
 
 /** What a fact is about. */
@@ -30,11 +30,7 @@ export interface Fact {
   archived?: boolean;
 }
 
-/** The codes of {@linkcode MemoryError}. */
-export type MemoryErrorCode = Extract<
-  ReasonixErrorCode,
-  "memory_conflict" | "memory_not_found" | "memory_unsafe_path" | "memory_invalid"
->;
+export type { MemoryErrorCode } from "../../errors.ts";
 
 /** Memory failures, reported to the model as tool errors. */
 export class MemoryError extends ReasonixError {
