@@ -47,6 +47,20 @@ export interface PermissionEntry {
   reason: string | null;
 }
 
+/** One `permission` event as `--json` and `stream-json` list it. */
+export function permissionEntry(
+  event: Extract<AgentEvent, { type: "permission" }>,
+): PermissionEntry {
+  return {
+    tool: event.tool,
+    decision: event.decision,
+    allowed: event.allowed,
+    rule: event.rule ?? null,
+    preset: event.preset,
+    reason: event.reason ?? null,
+  };
+}
+
 /** Builds the summary of a finished run. */
 export function summarize(opts: {
   done: Extract<AgentEvent, { type: "done" }>;
@@ -107,14 +121,7 @@ export class JsonSummaryWriter {
     if (event.type === "permission") {
       if (this.#decided.has(event.callId)) return;
       this.#decided.add(event.callId);
-      this.#permissions.push({
-        tool: event.tool,
-        decision: event.decision,
-        allowed: event.allowed,
-        rule: event.rule ?? null,
-        preset: event.preset,
-        reason: event.reason ?? null,
-      });
+      this.#permissions.push(permissionEntry(event));
     } else if (event.type === "done") {
       const summary = summarize({
         done: event,

@@ -19,6 +19,7 @@
 import type { AgentEvent, RunStatus, UsageTotals } from "../../core/agent/events.ts";
 import { cacheHitRatio } from "../../core/agent/cost.ts";
 import type { Usage } from "../../providers/types.ts";
+import { permissionEntry } from "./json_summary.ts";
 import type { RunInfo } from "./run_info.ts";
 
 /** Claude Code's token counts; `input_tokens` excludes the tokens read from the cache. */
@@ -269,15 +270,7 @@ export class StreamJsonWriter {
             tool_input: this.#inputs.get(event.callId) ?? {},
           });
         }
-        this.#reasonix("permission", {
-          tool_use_id: event.callId,
-          tool: event.tool,
-          decision: event.decision,
-          allowed: event.allowed,
-          rule: event.rule ?? null,
-          preset: event.preset,
-          reason: event.reason ?? null,
-        });
+        this.#reasonix("permission", { tool_use_id: event.callId, ...permissionEntry(event) });
         break;
       case "approval_request": {
         const r = event.request;
