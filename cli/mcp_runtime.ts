@@ -108,8 +108,10 @@ export async function mcpExpander(opts: {
   declarations?: McpDeclarationSet;
   /** Collects the warnings about ignored project `.env` entries. */
   warnings?: string[];
+  /** The project `.env` as already read (it is not changed); default: read it now. */
+  projectEnv?: Readonly<Record<string, string>>;
 }): Promise<VarExpander> {
-  const projectEnv = await loadProjectDotenv(opts.cwd);
+  const projectEnv = { ...(opts.projectEnv ?? await loadProjectDotenv(opts.cwd)) };
   const homeEnv = await loadHomeDotenv(opts.home);
   const keys = protectedKeyVars(opts.config);
   const userVars = userDeclarationVars(opts.declarations);
@@ -185,8 +187,10 @@ export async function loadMcpEntries(opts: {
   const declared = new Set([...set.user, ...set.mcp_json, ...set.project].map((d) => d.name));
   await pruneOrphanedOAuth(mcpStateDir(opts.home), declared).catch(() => 0);
   const warnings = [...set.warnings];
+  // Read once: the values trust is checked against are the values the servers get.
+  const projectEnv = await loadProjectDotenv(opts.cwd);
   const entries = resolveEntries(set, {
-    expand: await mcpExpander({ ...opts, declarations: set, warnings }),
+    expand: await mcpExpander({ ...opts, declarations: set, warnings, projectEnv }),
     defaultStartupTimeoutMs: (opts.config?.tools.mcp_startup_timeout_seconds ?? 30) * 1000,
     cwd: opts.cwd,
   });
@@ -197,6 +201,7 @@ export async function loadMcpEntries(opts: {
     set,
     entries,
     cwd: opts.cwd,
+    projectEnv,
     trust: opts.trust ?? TRUST_NOTHING,
   });
   return { set, entries: gated.entries, warnings, untrusted: gated.untrusted };

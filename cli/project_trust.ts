@@ -125,10 +125,12 @@ export function mcpTrustDeclaration(
 export async function projectServerDeclarations(
   set: McpDeclarationSet,
   cwd: string,
+  /** The project `.env` as already read; default: read it now. */
+  projectEnv?: Readonly<Record<string, string>>,
 ): Promise<TrustDeclaration[]> {
   const declared = effectiveDeclarations(set).map((e) => e.declaration).filter(isProjectDeclared);
   if (declared.length === 0) return [];
-  const projectEnv = await loadProjectDotenv(cwd).catch(() => ({}));
+  projectEnv ??= await loadProjectDotenv(cwd).catch(() => ({}));
   const texts = new Map<string, string | undefined>();
   for (const d of declared) {
     if (!texts.has(d.source.file)) {
@@ -231,9 +233,11 @@ export async function gateProjectEntries(opts: {
   entries: McpServerEntry[];
   cwd: string;
   trust: ProjectTrust;
+  /** The project `.env` the entries were expanded from; default: read it now. */
+  projectEnv?: Readonly<Record<string, string>>;
 }): Promise<{ entries: McpServerEntry[]; untrusted: TrustDeclaration[] }> {
   const declarations = new Map(
-    (await projectServerDeclarations(opts.set, opts.cwd)).map((d) => [d.name, d]),
+    (await projectServerDeclarations(opts.set, opts.cwd, opts.projectEnv)).map((d) => [d.name, d]),
   );
   const untrusted: TrustDeclaration[] = [];
   const entries = opts.entries.map((entry): McpServerEntry => {
