@@ -26,6 +26,7 @@ export { ConfigError } from "./core/config/errors.ts";
 export { ProviderError, type ProviderErrorCode } from "./providers/errors.ts";
 
 export {
+  type HostEndpoint,
   type HostFlags,
   type HostMcpStart,
   type HostTrust,
@@ -54,6 +55,16 @@ export type {
 } from "./core/agent/events.ts";
 export { type AppendListener, Session } from "./core/agent/session.ts";
 export type { CompactionReport } from "./core/context/manager.ts";
+export {
+  type CacheBreak,
+  type CacheBreakCause,
+  CacheMeter,
+  type CacheMeterOptions,
+  type CacheObservation,
+  type CacheTotals,
+  type ObserveOptions,
+  type PlannedStep,
+} from "./core/context/cache_meter.ts";
 export {
   type ApprovalBroker,
   type ApprovalChoice,

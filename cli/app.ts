@@ -4,10 +4,9 @@
  *
  * @module
  */
-import { ReasonixError } from "../errors.ts";
 import { buildProgram } from "./commands/program.ts";
 import { configureTree, CONSOLE_IO, execute } from "./commands/execute.ts";
-import { EXIT_FAILURE, EXIT_USAGE } from "./exit_codes.ts";
+import { failureExit } from "./commands/failure.ts";
 
 /** The top-level help text, as `reasonix --help` prints it. */
 export function usage(): string {
@@ -23,10 +22,6 @@ export async function runCli(argv: string[]): Promise<number> {
     return await execute(program, argv, ctx.io);
   } catch (error) {
     // What the user must fix (a broken home folder, a damaged session) is a message, not a trace.
-    if (!(error instanceof ReasonixError)) throw error;
-    console.error(`reasonix: ${error.message}`);
-    return error.code === "config_invalid" || error.code === "session_not_found"
-      ? EXIT_USAGE
-      : EXIT_FAILURE;
+    return failureExit(error, ctx.io);
   }
 }

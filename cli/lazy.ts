@@ -11,6 +11,7 @@
 /** Every lazily imported module, relative to the repository root. */
 export const LAZY_MODULES = [
   "cli/app.ts",
+  "cli/commands/fast_run.ts",
   "cli/run.ts",
   "cli/interactive.ts",
   "cli/sessions_cmd.ts",
@@ -18,6 +19,7 @@ export const LAZY_MODULES = [
   "cli/mcp.ts",
   "cli/trust.ts",
   "cli/completions.ts",
+  "cli/setup/command.ts",
   "plugins/mcp/host.ts",
 ] as const;
 

@@ -1,8 +1,9 @@
 /**
  * Program entry. `--version` (`-v`) answers before anything else is loaded so it stays
- * instant: the command tree and its library (commander, which pulls in Node's `fs` and
- * `child_process` modules) are imported lazily, like everything else. The command tree answers
- * the same flags the same way when they come after other options.
+ * instant: the command tree and its library (commander) are imported lazily, like everything
+ * else. The command tree answers the same flags the same way when they come after other
+ * options. A plain `reasonix run …` takes the fast path (`cli/commands/fast_run.ts`), which
+ * reads the same option declarations as the tree without loading commander at all.
  *
  * @module
  */
@@ -32,6 +33,11 @@ export async function main(args: string[]): Promise<number> {
     console.log(`reasonix ${version()}`);
     return 0;
   }
+  const { runFast } = await lazyImport<typeof import("./commands/fast_run.ts")>(
+    "cli/commands/fast_run.ts",
+  );
+  const code = await runFast(args);
+  if (code !== undefined) return code;
   const { runCli } = await lazyImport<typeof import("./app.ts")>("cli/app.ts");
   return await runCli(args);
 }

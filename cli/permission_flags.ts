@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Command, Option } from "commander";
+import type { OptionSpec } from "./commands/option_spec.ts";
 
 /** The permission settings given on the command line. */
 export interface PermissionFlags {
@@ -16,39 +16,34 @@ export interface PermissionFlags {
   trustProject?: true;
 }
 
-const collect = (value: string, previous: string[] | undefined): string[] => [
-  ...(previous ?? []),
-  value,
+/**
+ * The permission options, as data: the command tree adds them to `run` and to the interactive
+ * session (`cli/commands/options.ts`), and the fast path of `run` reads them without commander.
+ */
+export const PERMISSION_OPTIONS: readonly OptionSpec[] = [
+  // No `choices`: the policy's own message names every preset and what it does.
+  {
+    flags: "--permission-mode <mode>",
+    description: "read-only, ask (default), accept-edits, auto or yolo",
+  },
+  {
+    flags: "--allow <rule>",
+    description: 'allow a tool or command, e.g. "Bash(npm test:*)" (repeatable)',
+    repeatable: true,
+  },
+  {
+    flags: "--deny <rule>",
+    description: 'deny a tool or command, e.g. "Bash(git push:*)" (repeatable)',
+    repeatable: true,
+  },
+  {
+    flags: "--trust-project",
+    description: "start the MCP servers and apply the loosening settings this project's files " +
+      "declare, for this run only (see reasonix trust)",
+  },
 ];
 
-/** Adds the permission options to `command`. */
-export function addPermissionOptions(command: Command): Command {
-  return command
-    .addOption(
-      // Not `.choices()`: the policy's own message names every preset and what it does.
-      new Option(
-        "--permission-mode <mode>",
-        "read-only, ask (default), accept-edits, auto or yolo",
-      ),
-    )
-    .addOption(
-      new Option("--allow <rule>", 'allow a tool or command, e.g. "Bash(npm test:*)" (repeatable)')
-        .argParser(collect),
-    )
-    .addOption(
-      new Option("--deny <rule>", 'deny a tool or command, e.g. "Bash(git push:*)" (repeatable)')
-        .argParser(collect),
-    )
-    .addOption(
-      new Option(
-        "--trust-project",
-        "start the MCP servers and apply the loosening settings this project's files declare, " +
-          "for this run only (see reasonix trust)",
-      ),
-    );
-}
-
-/** The permission flags from `command.opts()` of a command with {@link addPermissionOptions}. */
+/** The permission flags from `command.opts()` of a command with {@link PERMISSION_OPTIONS}. */
 export function permissionFlags(values: Record<string, unknown>): PermissionFlags {
   const list = (v: unknown) => Array.isArray(v) ? v.map(String) : undefined;
   return {

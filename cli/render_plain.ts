@@ -43,6 +43,64 @@ export function describeCall(name: string, args: string): string {
   }
 }
 
+/** Lines of a result that are not notes (`[…]`) or blank. */
+function bodyLines(text: string): string[] {
+  return text.split("\n").filter((l) => l.trim() && !/^\[.*\]$/.test(l.trim()));
+}
+
+/**
+ * What a tool card says about a result: what it found or did, not only its first line (an `ls`
+ * whose first entry is `.git/` is not an empty repository). Commands show their exit code and
+ * their last lines.
+ */
+export function resultSummary(
+  call: { name: string },
+  result: { content: string; isError?: boolean; meta?: Record<string, unknown> },
+): string[] {
+  const text = result.content;
+  // A command that ran has an exit status; one that did not (refused, no sandbox) says why.
+  const ran = result.meta?.exitCode !== undefined || result.meta?.timedOut ||
+    result.meta?.cancelled;
+  if (call.name === "bash" && ran) {
+    const lines = bodyLines(text);
+    const exit = lines.findLast((l) =>
+      /^Exit code: /.test(l) || /^Command (timed out|cancelled)/.test(l)
+    );
+    const output = lines.filter((l) => l !== exit);
+    const status = exit?.replace(/^Exit code: /, "exit ") ?? "";
+    const tail = output.slice(-3).map((l) => firstLine(l, 160));
+    const more = output.length > 3 ? ` (last 3 of ${output.length} lines)` : "";
+    return [`${status || "done"}${output.length ? more || ":" : ", no output"}`, ...tail];
+  }
+  if (result.isError) return [firstLine(text)];
+  const lines = bodyLines(text);
+  const n = lines.length;
+  switch (call.name) {
+    case "read_file":
+      return [
+        /^\s*\d+\t/.test(lines[0] ?? "") ? `read ${n} line${n === 1 ? "" : "s"}` : firstLine(text),
+      ];
+    case "ls":
+      return [
+        n && !/ is empty\.| shows no entries/.test(text)
+          ? `${n} entr${n === 1 ? "y" : "ies"}: ${firstLine(lines.slice(0, 5).join("  "))}`
+          : firstLine(text),
+      ];
+    case "glob":
+      return [
+        /^No files match/.test(text)
+          ? firstLine(text)
+          : `${n} file${n === 1 ? "" : "s"}: ${firstLine(lines.slice(0, 3).join("  "))}`,
+      ];
+    case "grep":
+      return [
+        /^No matches/.test(text) ? firstLine(text) : `${n} matching line${n === 1 ? "" : "s"}`,
+      ];
+    default:
+      return [firstLine(text)];
+  }
+}
+
 /** Returns a renderer that writes each event as it arrives. */
 export function plainRenderer(sinks: PlainSinks): (event: AgentEvent) => void {
   const dim = (s: string) => sinks.color ? `\x1b[2m${s}\x1b[22m` : s;
@@ -81,10 +139,9 @@ export function plainRenderer(sinks: PlainSinks): (event: AgentEvent) => void {
         sinks.err(dim(`  … ${firstLine(event.message)}\n`));
         break;
       case "tool_end": {
-        const summary = firstLine(event.result.content);
-        sinks.err(
-          event.result.isError ? red(`  ✗ ${summary}\n`) : dim(`  ⎿ ${summary}\n`),
-        );
+        const [head, ...rest] = resultSummary(event.call, event.result);
+        const lines = [head, ...rest.map((l) => `  ${l}`)].join("\n    ");
+        sinks.err(event.result.isError ? red(`  ✗ ${lines}\n`) : dim(`  ⎿ ${lines}\n`));
         break;
       }
       case "attachments":

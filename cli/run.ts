@@ -12,6 +12,7 @@ import {
   EXIT_CANCELLED,
   EXIT_FAILURE,
   EXIT_OK,
+  EXIT_REFUSED,
   EXIT_TERMINATED,
   EXIT_USAGE,
 } from "./exit_codes.ts";
@@ -76,7 +77,14 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   } catch (error) {
     await host?.close();
     if (error instanceof ReasonixError) {
-      err(`reasonix: ${stripControl(error.message)}\n`);
+      const message = stripControl(error.message);
+      err(`reasonix: ${message}\n`);
+      // A program reading stdout gets the failure in the format it asked for.
+      if (outputFormat !== "text") {
+        syncWriter(Deno.stdout)(
+          `${JSON.stringify(startupFailure(outputFormat, error, message))}\n`,
+        );
+      }
       return EXIT_USAGE;
     }
     throw error;
@@ -133,5 +141,28 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   if (terminated && outcome.status === "cancelled") return EXIT_TERMINATED;
   // A stdin line that is not a user turn is bad usage; the turns before it are in the session.
   if (outcome.inputError && outcome.status !== "cancelled") return EXIT_USAGE;
-  return exitCodeFor(outcome.status);
+  const code = exitCodeFor(outcome.status);
+  return code === EXIT_OK && output.refusals.entries.length > 0 ? EXIT_REFUSED : code;
+}
+
+/** What stdout carries when the run cannot start, for `--json` and `stream-json`. */
+function startupFailure(
+  format: "json" | "stream-json",
+  error: ReasonixError,
+  message: string,
+): Record<string, unknown> {
+  const failure = { code: error.code, message };
+  if (format === "json") {
+    return { status: "error", is_error: true, result: message, error: failure };
+  }
+  return {
+    type: "result",
+    subtype: "error_during_execution",
+    is_error: true,
+    duration_ms: 0,
+    num_turns: 0,
+    result: message,
+    errors: [message],
+    reasonix: { status: "error", error: failure },
+  };
 }

@@ -6,7 +6,9 @@
  *
  * @module
  */
+import { userImages } from "./image.ts";
 import { providerKindDescriptor } from "./registry.ts";
+import type { Message, ProviderRequest } from "./types.ts";
 
 /** The output budget official DeepSeek applies when the request omits the cap: 384K. */
 export const DEEPSEEK_AUTOMATIC_OUTPUT_TOKENS = 384 * 1024;
@@ -113,4 +115,49 @@ function originOf(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What stands in for image `index` (1-based) of a message sent to a model that does not accept
+ * images. Fixed bytes, a function of the position only, so the prefix is the same on every
+ * request, after a resume and across model switches; the `<image-unavailable>` shape matches
+ * the block the vision layer stores for an image it could not use.
+ */
+export function imagePlaceholder(index: number): string {
+  return `<image-unavailable version="1" index="${index}">\n` +
+    "An image was attached here. The current model does not accept images, so it was not " +
+    "sent; ask the user to describe it if it matters.\n</image-unavailable>";
+}
+
+// Messages are immutable, so one text-only stand-in per message keeps serializer caches warm.
+const textOnly = new WeakMap<Message, Message>();
+
+function withoutImages(message: Message): Message {
+  let stand = textOnly.get(message);
+  if (stand === undefined) {
+    const { images, ...rest } = message;
+    const blocks = (images ?? []).map((_, i) => imagePlaceholder(i + 1));
+    stand = Object.freeze({
+      ...rest,
+      content: [...(message.content === "" ? [] : [message.content]), ...blocks].join("\n\n"),
+    });
+    textOnly.set(message, stand);
+  }
+  return stand;
+}
+
+/**
+ * `req` as an endpoint with `caps` can take it: for a model without image support every image
+ * part of the history (a resumed session, a model switch, a turn stored under another model)
+ * is replaced by {@link imagePlaceholder} text. The same request object when nothing changes.
+ */
+export function requestForCapabilities(
+  req: ProviderRequest,
+  caps: Pick<ProviderCapabilities, "images">,
+): ProviderRequest {
+  if (caps.images || !req.messages.some((m) => userImages(m) !== undefined)) return req;
+  return {
+    ...req,
+    messages: req.messages.map((m) => userImages(m) === undefined ? m : withoutImages(m)),
+  };
 }

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { capabilitiesFor, DEEPSEEK_AUTOMATIC_OUTPUT_TOKENS } from "./capabilities.ts";
+import {
+  capabilitiesFor,
+  DEEPSEEK_AUTOMATIC_OUTPUT_TOKENS,
+  imagePlaceholder,
+  requestForCapabilities,
+} from "./capabilities.ts";
+import type { Message, ProviderRequest } from "./types.ts";
 import "./builtin_kinds.ts";
 
 Deno.test("capabilities combine the kind's needs with known endpoint facts", () => {
@@ -67,5 +73,36 @@ Deno.test("config options declare capabilities for gateways", () => {
       options: { images: false },
     }).images,
     false,
+  );
+});
+
+Deno.test("a text-only endpoint gets fixed placeholder text for every stored image", () => {
+  const png = { mediaType: "image/png", data: "iVBORw0KGgo=" };
+  const plain: Message = { role: "user", content: "hi" };
+  const shot: Message = { role: "user", content: "look", images: [png, png] };
+  const bare: Message = { role: "user", content: "", images: [png] };
+  const req: ProviderRequest = {
+    model: "m",
+    system: "s",
+    messages: [plain, shot, bare],
+    tools: [],
+  };
+  assert.equal(requestForCapabilities(req, { images: true }), req, "untouched when accepted");
+  const noImages = { ...req, messages: [plain] };
+  assert.equal(requestForCapabilities(noImages, { images: false }), noImages, "nothing to strip");
+  const a = requestForCapabilities(req, { images: false });
+  const b = requestForCapabilities({ ...req }, { images: false });
+  assert.deepEqual(a.messages.map((m) => m.images), [undefined, undefined, undefined]);
+  assert.ok(a.messages.every((m) => !("images" in m)));
+  assert.equal(a.messages[0], plain);
+  assert.equal(a.messages[1].content, `look\n\n${imagePlaceholder(1)}\n\n${imagePlaceholder(2)}`);
+  assert.equal(a.messages[2].content, imagePlaceholder(1));
+  // The same stand-in object every request, so serializer caches and bytes hold.
+  assert.equal(b.messages[1], a.messages[1]);
+  assert.equal(
+    imagePlaceholder(3),
+    '<image-unavailable version="1" index="3">\nAn image was attached here. The current model ' +
+      "does not accept images, so it was not sent; ask the user to describe it if it matters." +
+      "\n</image-unavailable>",
   );
 });

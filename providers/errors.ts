@@ -29,24 +29,32 @@ export class ProviderError extends ReasonixError {
   readonly retryable: boolean;
   /** Server-requested delay before retrying, in milliseconds. */
   readonly retryAfterMs?: number;
+  /** What to check or change, in one line; also the message's last line (`fix: …`). */
+  readonly fix?: string;
 
-  /** `options.retryable` defaults to false. */
+  /** `options.retryable` defaults to false; `options.fix` is appended as a `fix:` line. */
   constructor(
     code: ProviderErrorCode,
     message: string,
-    options: ErrorOptions & { status?: number; retryable?: boolean; retryAfterMs?: number } = {},
+    options: ErrorOptions & {
+      status?: number;
+      retryable?: boolean;
+      retryAfterMs?: number;
+      fix?: string;
+    } = {},
   ) {
-    super(code, message, options);
+    super(code, options.fix ? `${message}\nfix: ${options.fix}` : message, options);
     this.name = "ProviderError";
     this.status = options.status;
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
+    this.fix = options.fix;
   }
 }
 
 /** The prompt no longer fits the model's window; the context layer must compact and retry. */
 export class ContextOverflowError extends ProviderError {
-  constructor(message: string, options: ErrorOptions & { status?: number } = {}) {
+  constructor(message: string, options: ErrorOptions & { status?: number; fix?: string } = {}) {
     super("context_overflow", message, options);
     this.name = "ContextOverflowError";
   }

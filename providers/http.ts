@@ -20,6 +20,21 @@ export interface ErrorContext {
   extractMessage?: ErrorMessageExtractor;
   /** Values that must never appear in an error message (API keys, auth header values). */
   secrets?: readonly string[];
+  /**
+   * The full URL requested. Every message names it (credentials removed, see
+   * {@link displayUrl}), and the fix lines refer to it.
+   */
+  url?: string;
+  /** Where the URL came from, so a fix line names the right setting. */
+  endpoint?: EndpointSource;
+}
+
+/** The setting a request URL was built from, and what the kind appended to it. */
+export interface EndpointSource {
+  /** The configuration key: `base_url` (the kind appends its path) or a verbatim URL key. */
+  key: "base_url" | "request_url" | "chat_url";
+  /** The path appended to `base_url` (`/chat/completions`); absent for a verbatim URL. */
+  appended?: string;
 }
 
 /** Options for {@link postForStream}. */
@@ -67,6 +82,27 @@ export function defaultErrorMessage(body: unknown): string | undefined {
 export { redactSecrets } from "./redact.ts";
 
 /**
+ * A URL as it may appear in a message: without user name and password, and with the values of
+ * query parameters that carry credentials (`key`, `api-key`, `token`, `sig`, ...) replaced.
+ */
+export function displayUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  u.username = "";
+  u.password = "";
+  for (const name of [...u.searchParams.keys()]) {
+    if (/key|token|secret|auth|sig|password|credential/i.test(name)) {
+      u.searchParams.set(name, "[redacted]");
+    }
+  }
+  return u.toString().replace(/%5Bredacted%5D/g, "[redacted]");
+}
+
+/**
  * Maps an HTTP failure to a typed error. 401/402/403 → `provider_auth`; 400/404/413/422 →
  * `provider_bad_request` or `ContextOverflowError`; 429 → `provider_rate_limited`; 408, 409 and
  * 5xx (including 529 "overloaded") → `provider_server`. The message carries the status and the
@@ -80,23 +116,100 @@ export function httpError(
   const providerMessage = extractMessage(bodyText, ctx.extractMessage) ||
     statusText || "no error message";
   const head = `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
-  const message = redactSecrets(`${ctx.provider}: ${head}: ${providerMessage}`, ctx.secrets);
+  const message = redactSecrets(`${prefix(ctx)}${head}: ${providerMessage}`, ctx.secrets);
+  const fixed = (fix: string) => redactSecrets(fix, ctx.secrets);
   const options = { status, retryAfterMs: ctx.retryAfterMs };
   if (status === 401 || status === 402 || status === 403) {
-    return new ProviderError("provider_auth", message, options);
+    const fix = status === 401
+      ? "check the API key: the variable named by api_key_env must hold a valid key for this " +
+        "endpoint"
+      : status === 402
+      ? "the account has no credit left: top it up with the provider, or choose another model"
+      : "the key may not use this model or endpoint: check the key's permissions and the model name";
+    return new ProviderError("provider_auth", message, { ...options, fix: fixed(fix) });
   }
   if (status === 429) {
     // An exhausted quota is a billing state, not congestion: retrying cannot help.
     const retryable = !/insufficient_quota/i.test(bodyText);
-    return new ProviderError("provider_rate_limited", message, { ...options, retryable });
+    const fix = retryable
+      ? "the endpoint is rate limiting: wait a moment and run again, or raise the plan's limit"
+      : "the account's quota is used up: check billing with the provider";
+    return new ProviderError("provider_rate_limited", message, {
+      ...options,
+      retryable,
+      fix: fixed(fix),
+    });
   }
   if (status === 408 || status === 409 || status >= 500) {
-    return new ProviderError("provider_server", message, { ...options, retryable: true });
+    return new ProviderError("provider_server", message, {
+      ...options,
+      retryable: true,
+      fix: fixed(
+        `the server at ${hostOf(ctx)} failed, not the request: run again later, or ` +
+          "check the server's status or logs",
+      ),
+    });
   }
   if (isContextOverflowMessage(providerMessage) || isContextOverflowMessage(bodyText)) {
-    return new ContextOverflowError(message, { status });
+    return new ContextOverflowError(message, {
+      status,
+      fix: "the prompt is longer than the model's window: set context_window to the model's " +
+        "real window",
+    });
   }
-  return new ProviderError("provider_bad_request", message, options);
+  const fix = status === 404 || status === 405
+    ? notFoundFix(ctx, providerMessage)
+    : status === 413
+    ? "the request is too large for this endpoint: lower context_window, or leave out large " +
+      "images or files"
+    : "the endpoint rejected the request: check the model name and the provider's options";
+  return new ProviderError("provider_bad_request", message, { ...options, fix: fixed(fix) });
+}
+
+/**
+ * Which setting `url` came from: a verbatim `request_url` or `chat_url`, else `base_url` and
+ * the path the kind appended to it.
+ */
+export function endpointSource(
+  settings: { baseUrl?: string; requestUrl?: string; chatUrl?: string },
+  url: string,
+): EndpointSource {
+  if (settings.requestUrl) return { key: "request_url" };
+  if (settings.chatUrl) return { key: "chat_url" };
+  const base = settings.baseUrl?.replace(/\/+$/, "");
+  if (base === undefined || !url.startsWith(base) || url.length === base.length) {
+    return { key: "base_url" };
+  }
+  return { key: "base_url", appended: url.slice(base.length) };
+}
+
+/** `p: POST http://host/v1/chat/completions: `, or `p: ` when the URL is not known. */
+function prefix(ctx: { provider: string; url?: string }): string {
+  return ctx.url === undefined
+    ? `${ctx.provider}: `
+    : `${ctx.provider}: POST ${displayUrl(ctx.url)}: `;
+}
+
+/** `scheme://host[:port]` of the request, for fix lines. */
+function hostOf(ctx: { url?: string }): string {
+  try {
+    return ctx.url === undefined ? "the endpoint" : new URL(ctx.url).origin;
+  } catch {
+    return "the endpoint";
+  }
+}
+
+/** A 404: the URL is wrong far more often than anything else. */
+function notFoundFix(ctx: ErrorContext, said: string): string {
+  const model = /model/i.test(said) ? "check the model name; " : "";
+  const key = ctx.endpoint?.key ?? "base_url";
+  if (key !== "base_url") {
+    return `${model}check ${key}: it is requested as written, with nothing appended`;
+  }
+  const appended = ctx.endpoint?.appended;
+  const path = appended ? appended : "/chat/completions (or /messages, /responses)";
+  return `${model}check base_url; Reasonix appends ${path} to it, so base_url is the API root ` +
+    `(such as https://api.example.com/v1)`;
 }
 
 /** Reads a failed response's body (bounded) and maps it with {@link httpError}. */
@@ -116,9 +229,62 @@ export function networkError(error: unknown, ctx: ErrorContext): ProviderError {
   const detail = describeChain(error);
   return new ProviderError(
     "provider_network",
-    redactSecrets(`${ctx.provider}: network error: ${detail}`, ctx.secrets),
-    { cause: error, retryable: true },
+    redactSecrets(`${prefix(ctx)}network error: ${detail}`, ctx.secrets),
+    { cause: error, retryable: true, fix: redactSecrets(networkFix(detail, ctx), ctx.secrets) },
   );
+}
+
+/** Which failure a network error is, from the texts of Deno's and Node's error chains. */
+export type NetworkFailure = "refused" | "dns" | "tls" | "timeout" | "reset" | "other";
+
+/** Classifies the text of a failed connection. */
+export function networkFailure(detail: string): NetworkFailure {
+  if (/connection refused|ECONNREFUSED|os error (111|61|10061)\b/i.test(detail)) return "refused";
+  if (
+    /dns error|failed to lookup address|name or service not known|nodename nor servname|ENOTFOUND|EAI_AGAIN|no such host|temporary failure in name resolution/i
+      .test(detail)
+  ) return "dns";
+  if (
+    /\btls\b|ssl|certificate|handshake|corrupt message|InvalidContentType|peer sent|alert/i
+      .test(detail)
+  ) return "tls";
+  if (/timed? ?out|ETIMEDOUT|os error (110|60|10060)\b/i.test(detail)) return "timeout";
+  if (
+    /connection reset|ECONNRESET|broken pipe|closed before message completed|connection closed|unexpected eof/i
+      .test(detail)
+  ) return "reset";
+  return "other";
+}
+
+function networkFix(detail: string, ctx: ErrorContext): string {
+  const key = ctx.endpoint?.key ?? "base_url";
+  let host = "the endpoint";
+  let origin = "the endpoint";
+  try {
+    if (ctx.url !== undefined) {
+      const u = new URL(ctx.url);
+      host = u.hostname;
+      origin = u.origin;
+    }
+  } catch { /* keep the generic words */ }
+  switch (networkFailure(detail)) {
+    case "refused":
+      return `is the server running at ${origin}? Start it, or correct the host and port in ${key}`;
+    case "dns":
+      return `the host name ${host} does not resolve: check its spelling in ${key}, and this ` +
+        "machine's network and DNS";
+    case "tls":
+      return `the TLS (https) handshake with ${origin} failed: use http:// for a server without ` +
+        "TLS, or make its certificate trusted (DENO_CERT=/path/to/ca.pem)";
+    case "timeout":
+      return `${origin} did not answer in time: check that it is reachable from here (firewall, ` +
+        `VPN, proxy) and that the port in ${key} is right`;
+    case "reset":
+      return `${origin} closed the connection: check that ${key} points at an LLM API (not a web ` +
+        "page or another service), then run again";
+    default:
+      return `check that ${origin} is reachable from this machine and that ${key} is right`;
+  }
 }
 
 /**
@@ -135,8 +301,12 @@ export async function postForStream(opts: PostOptions): Promise<Response> {
       idle.abort(
         new ProviderError(
           "provider_idle_timeout",
-          `${opts.provider}: no response within ${timeoutMs} ms`,
-          { retryable: true },
+          redactSecrets(`${prefix(opts)}no response within ${timeoutMs} ms`, opts.secrets),
+          {
+            retryable: true,
+            fix: `${hostOf(opts)} accepted the connection but sent nothing: check that it is ` +
+              "not overloaded and that the URL points at an LLM API",
+          },
         ),
       );
     }, timeoutMs)
@@ -180,9 +350,14 @@ export async function postForStream(opts: PostOptions): Promise<Response> {
       throw mapped;
     }
     if (!response.body) {
-      throw new ProviderError("provider_stream", `${opts.provider}: response has no body`, {
-        status: response.status,
-      });
+      throw new ProviderError(
+        "provider_stream",
+        redactSecrets(`${prefix(opts)}response has no body`, opts.secrets),
+        {
+          status: response.status,
+          fix: "the server answered without a body: check that the URL points at an LLM API",
+        },
+      );
     }
     const type = response.headers.get("content-type") ?? "";
     if (/application\/json|text\/html/i.test(type)) {
@@ -194,13 +369,20 @@ export async function postForStream(opts: PostOptions): Promise<Response> {
         rethrowAbort();
       }
       const said = extractMessage(text, opts.extractMessage) || "no message";
+      const key = opts.endpoint?.key ?? "base_url";
       throw new ProviderError(
         "provider_stream",
         redactSecrets(
-          `${opts.provider}: expected an event stream but got ${type.split(";")[0]}: ${said}`,
+          `${prefix(opts)}expected an event stream but got ${type.split(";")[0]}: ${said}`,
           opts.secrets,
         ),
-        { status: response.status },
+        {
+          status: response.status,
+          fix: /html/i.test(type)
+            ? `${key} points at a web page, not an LLM API: check ${key}`
+            : "the server ignored stream: true; check that it supports streaming and that " +
+              `${key} is right`,
+        },
       );
     }
     return response;
@@ -219,7 +401,10 @@ function describeChain(error: unknown): string {
     if (text !== "" && !parts.includes(text)) parts.push(text);
     current = current instanceof Error ? current.cause : undefined;
   }
-  return parts.join(": ") || "unknown error";
+  // The URL is named at the start of the message already; "fetch failed" says nothing.
+  return parts.join(": ")
+    .replace(/^fetch failed: /i, "")
+    .replace(/error sending request for url \([^)]*\): /i, "") || "unknown error";
 }
 
 function extractMessage(bodyText: string, extractor?: ErrorMessageExtractor): string {
@@ -268,7 +453,7 @@ async function readBounded(response: Response): Promise<string> {
  */
 export function inStreamError(
   error: unknown,
-  ctx: { provider: string; secrets?: readonly string[] },
+  ctx: { provider: string; secrets?: readonly string[]; url?: string },
   retryableCodes: RegExp,
 ): ProviderError {
   const record = typeof error === "object" && error !== null
@@ -277,10 +462,19 @@ export function inStreamError(
   const said = typeof record.message === "string" ? record.message : JSON.stringify(error);
   const code = record.code ?? record.type;
   const detail = code !== undefined && code !== null && code !== "" ? ` (${String(code)})` : "";
-  const message = redactSecrets(`${ctx.provider}: error in stream: ${said}${detail}`, ctx.secrets);
+  const message = redactSecrets(`${prefix(ctx)}error in stream: ${said}${detail}`, ctx.secrets);
   if (isContextOverflowMessage(`${said} ${String(code ?? "")}`)) {
-    return new ContextOverflowError(message);
+    return new ContextOverflowError(message, {
+      fix: "the prompt is longer than the model's window: set context_window to the model's " +
+        "real window",
+    });
   }
   const retryable = retryableCodes.test(String(code ?? "")) || /overloaded/i.test(said);
-  return new ProviderError("provider_stream", message, { retryable });
+  return new ProviderError("provider_stream", message, {
+    retryable,
+    fix: retryable
+      ? `the server at ${hostOf(ctx)} is busy: run again in a moment`
+      : `the server at ${hostOf(ctx)} stopped the answer with an error: run again, and if it ` +
+        "repeats check the model name and the provider's options",
+  });
 }

@@ -3,8 +3,12 @@ import { startFakeLlm } from "../tests/fake_llm/mod.ts";
 import { ContextOverflowError, ProviderError } from "./errors.ts";
 import {
   defaultErrorMessage,
+  displayUrl,
+  endpointSource,
   httpError,
   isContextOverflowMessage,
+  networkError,
+  networkFailure,
   postForStream,
   redactSecrets,
 } from "./http.ts";
@@ -33,7 +37,9 @@ Deno.test("http errors map statuses to codes and retryability", () => {
     assert.equal(error.code, code, `status ${status}`);
     assert.equal(error.retryable, retryable, `status ${status}`);
     assert.equal(error.status, status);
-    assert.equal(error.message, `p: HTTP ${status}: boom`);
+    assert.equal(error.message.split("\n")[0], `p: HTTP ${status}: boom`);
+    assert.match(error.message, /\nfix: \S/, `status ${status} has a fix line`);
+    assert.equal(error.message.split("\n").length, 2, `status ${status}: one fix line`);
   }
 });
 
@@ -90,15 +96,19 @@ Deno.test("http error messages never contain secrets and tolerate non-JSON bodie
     statusText: "Unauthorized",
     bodyText: body("bad key sk-secret-value-123"),
   }, ctx);
-  assert.equal(leaked.message, "p: HTTP 401 Unauthorized: bad key [redacted]");
+  assert.equal(leaked.message.split("\n")[0], "p: HTTP 401 Unauthorized: bad key [redacted]");
   const html = httpError({
     status: 502,
     statusText: "Bad Gateway",
     bodyText: "<html>\n  <body>upstream   down</body></html>",
   }, ctx);
-  assert.equal(html.message, "p: HTTP 502 Bad Gateway: <html> <body>upstream down</body></html>");
   assert.equal(
-    httpError({ status: 503, statusText: "Service Unavailable", bodyText: "" }, ctx).message,
+    html.message.split("\n")[0],
+    "p: HTTP 502 Bad Gateway: <html> <body>upstream down</body></html>",
+  );
+  assert.equal(
+    httpError({ status: 503, statusText: "Service Unavailable", bodyText: "" }, ctx).message
+      .split("\n")[0],
     "p: HTTP 503 Service Unavailable: Service Unavailable",
   );
   assert.equal(redactSecrets("short abc", ["abc"]), "short abc");
@@ -127,7 +137,11 @@ Deno.test("postForStream maps a refused connection to a retryable network error"
     postForStream({ ...ctx, url, headers: {}, body: "{}", signal: new AbortController().signal }),
     (error: unknown) =>
       error instanceof ProviderError && error.code === "provider_network" && error.retryable &&
-      error.message.startsWith("p: network error: "),
+      error.message.startsWith(`p: POST ${url}: network error: `) &&
+      error.message.endsWith(
+        `\nfix: is the server running at ${new URL(url).origin}? Start it, or correct the host ` +
+          "and port in base_url",
+      ),
   );
 });
 
@@ -150,7 +164,9 @@ Deno.test("postForStream uses a wire-specific message extractor", async () => {
       }),
       (error: unknown) =>
         error instanceof ProviderError && error.code === "provider_server" &&
-        error.message === "p: HTTP 529: overloaded_error",
+        error.message.startsWith(
+          `p: POST ${fake.url}/chat/completions: HTTP 529: overloaded_error`,
+        ),
     );
   } finally {
     await fake.close();
@@ -198,5 +214,96 @@ Deno.test("postForStream rejects a JSON answer to a streaming request", async ()
     );
   } finally {
     await fake.close();
+  }
+});
+
+Deno.test("a 404 names the full URL and says what Reasonix appends to base_url", () => {
+  const url = "http://127.0.0.1:5/v1/chat/completions/chat/completions";
+  const error = httpError({ status: 404, statusText: "Not Found", bodyText: body("nope") }, {
+    ...ctx,
+    url,
+    endpoint: { key: "base_url", appended: "/chat/completions" },
+  });
+  assert.equal(
+    error.message,
+    `p: POST ${url}: HTTP 404 Not Found: nope\n` +
+      "fix: check base_url; Reasonix appends /chat/completions to it, so base_url is the API " +
+      "root (such as https://api.example.com/v1)",
+  );
+  assert.equal(error.fix, error.message.split("\nfix: ")[1]);
+  const verbatim = httpError({ status: 404, statusText: "", bodyText: "" }, {
+    ...ctx,
+    url,
+    endpoint: { key: "request_url" },
+  });
+  assert.match(verbatim.message, /\nfix: check request_url: it is requested as written/);
+  // Without knowing the kind's path, every path is named.
+  const unknown = httpError({ status: 404, statusText: "", bodyText: "" }, { ...ctx, url });
+  assert.match(
+    unknown.message,
+    /Reasonix appends \/chat\/completions \(or \/messages, \/responses\)/,
+  );
+});
+
+Deno.test("endpointSource tells base_url and the appended path from a verbatim URL", () => {
+  const url = "https://api.example.com/anthropic/v1/messages";
+  assert.deepEqual(endpointSource({ baseUrl: "https://api.example.com/anthropic/" }, url), {
+    key: "base_url",
+    appended: "/v1/messages",
+  });
+  assert.deepEqual(endpointSource({ requestUrl: url, baseUrl: "https://x" }, url), {
+    key: "request_url",
+  });
+  assert.deepEqual(endpointSource({ chatUrl: url }, url), { key: "chat_url" });
+});
+
+Deno.test("network failures each get their own fix line", () => {
+  const url = "https://llm.example.com:8443/v1/chat/completions";
+  const fixFor = (detail: string) =>
+    networkError(new TypeError("fetch failed", { cause: new Error(detail) }), { ...ctx, url })
+      .fix;
+  const cases: [string, ReturnType<typeof networkFailure>, RegExp][] = [
+    [
+      "tcp connect error: Connection refused (os error 111)",
+      "refused",
+      /^is the server running at https:\/\/llm\.example\.com:8443\?/,
+    ],
+    [
+      "dns error: failed to lookup address information: Name or service not known",
+      "dns",
+      /^the host name llm\.example\.com does not resolve/,
+    ],
+    [
+      "received corrupt message of type InvalidContentType",
+      "tls",
+      /^the TLS \(https\) handshake with https:\/\/llm\.example\.com:8443 failed: use http:\/\//,
+    ],
+    ["invalid peer certificate: UnknownIssuer", "tls", /make its certificate trusted/],
+    ["tcp connect error: Connection timed out (os error 110)", "timeout", /did not answer in time/],
+    ["connection closed before message completed", "reset", /closed the connection/],
+    ["something new", "other", /is reachable from this machine/],
+  ];
+  for (const [detail, kind, fix] of cases) {
+    assert.equal(networkFailure(detail), kind, detail);
+    assert.match(fixFor(detail) ?? "", fix, detail);
+  }
+});
+
+Deno.test("network and HTTP messages never show credentials from the URL or the key", () => {
+  const url =
+    "https://user:hunter2-password@llm.example.com/v1/chat/completions?api-key=sk-secret-value-123&x=1";
+  assert.equal(
+    displayUrl(url),
+    "https://llm.example.com/v1/chat/completions?api-key=[redacted]&x=1",
+  );
+  const net = networkError(new TypeError("fetch failed"), { ...ctx, url });
+  const http = httpError({ status: 404, statusText: "", bodyText: body("sk-secret-value-123") }, {
+    ...ctx,
+    url,
+  });
+  for (const error of [net, http]) {
+    assert.ok(!error.message.includes("hunter2"), error.message);
+    assert.ok(!error.message.includes("sk-secret-value-123"), error.message);
+    assert.match(error.message, /POST https:\/\/llm\.example\.com\/v1\/chat\/completions\?/);
   }
 });

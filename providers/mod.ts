@@ -13,5 +13,5 @@ export {
   ProviderOptionError,
 } from "./errors.ts";
 export * from "./registry.ts";
-export { capabilitiesFor } from "./capabilities.ts";
+export { capabilitiesFor, imagePlaceholder, requestForCapabilities } from "./capabilities.ts";
 export { SseProvider, type SseWire } from "./sse_provider.ts";

@@ -60,6 +60,17 @@ export interface KindDescriptor {
   requiresMaxTokens: boolean;
   /** The cap to send when one is required and nothing better is known about the endpoint. */
   defaultMaxTokens?: number;
+  /**
+   * The kind-specific option keys the kind reads (`thinking`, `max_tokens_field`). When set,
+   * the configuration layer warns about any other key and drops it; without it every extra
+   * key of the provider table reaches the kind as an option.
+   */
+  options?: readonly string[];
+  /**
+   * The path the kind appends to `base_url` (`/chat/completions`), so a `base_url` that
+   * already ends in it is recognised instead of doubled, and a 404 can say what was appended.
+   */
+  requestPath?: string;
 }
 
 const DEFAULT_DESCRIPTOR: Readonly<KindDescriptor> = Object.freeze({ requiresMaxTokens: false });
@@ -89,12 +100,19 @@ export function registerProviderKind(
   descriptor: KindDescriptor = DEFAULT_DESCRIPTOR,
 ): void {
   if (kinds.has(kind)) throw new Error(`provider kind "${kind}" is already registered`);
-  kinds.set(kind, { factory, descriptor: { ...descriptor } });
+  kinds.set(kind, {
+    factory,
+    descriptor: {
+      ...descriptor,
+      ...(descriptor.options ? { options: [...descriptor.options] } : {}),
+    },
+  });
 }
 
 /** The descriptor a kind registered with; the neutral default for an unknown kind. */
 export function providerKindDescriptor(kind: string): KindDescriptor {
-  return { ...(kinds.get(kind)?.descriptor ?? DEFAULT_DESCRIPTOR) };
+  const descriptor = kinds.get(kind)?.descriptor ?? DEFAULT_DESCRIPTOR;
+  return { ...descriptor, ...(descriptor.options ? { options: [...descriptor.options] } : {}) };
 }
 
 /** Names of every registered provider kind, sorted. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { defaultErrorMessage, type ErrorContext, postForStream } from "./http.ts";
+import { defaultErrorMessage, endpointSource, type ErrorContext, postForStream } from "./http.ts";
 import { OutputLimitMemory, streamWithOutputLimit } from "./output_limit.ts";
 import type { ProviderSettings, RetryPolicy } from "./registry.ts";
 import { DEFAULT_RETRY_POLICY, retryingStream } from "./retry.ts";
@@ -36,6 +36,8 @@ export class SseProvider implements Provider {
   readonly #idleTimeoutMs: number;
   /** Output limits learned from this endpoint's 400s, for the rest of the session. */
   protected readonly limits: OutputLimitMemory = new OutputLimitMemory();
+  /** The latest body {@link body} built, for the `stream` of the same request. */
+  #measured: { req: ProviderRequest; body: string } | undefined;
 
   constructor(settings: ProviderSettings, wire: SseWire) {
     this.name = settings.name;
@@ -47,6 +49,9 @@ export class SseProvider implements Provider {
       provider: settings.name,
       extractMessage: defaultErrorMessage,
       secrets: secretsOf(settings),
+      // Error messages name the full URL and the setting to check (`base_url` + the path).
+      url: wire.url,
+      endpoint: endpointSource(settings, wire.url),
     };
     this.#retry = settings.retry ?? DEFAULT_RETRY_POLICY;
     this.#idleTimeoutMs = settings.idleTimeoutMs ?? wire.idleTimeoutMs;
@@ -57,7 +62,10 @@ export class SseProvider implements Provider {
     const chunks = streamWithOutputLimit(req, {
       memory: this.limits,
       run: (r) => {
-        const body = this.#wire.buildBody(r);
+        // The meter serialized this very request just before: send the bytes it measured.
+        const measured = this.#measured?.req === r ? this.#measured.body : undefined;
+        this.#measured = undefined;
+        const body = measured ?? this.#wire.buildBody(r);
         return retryingStream(() => this.#attempt(body, opts.signal), {
           signal: opts.signal,
           policy: this.#retry,
@@ -66,6 +74,16 @@ export class SseProvider implements Provider {
       onLearn: this.#settings.onOutputLimit,
     });
     return finishToolCalls(chunks, { toolNames: req.tools.map((t) => t.name) });
+  }
+
+  /** The body {@link stream} sends first for `req`; see {@link Provider.body}. */
+  body(req: ProviderRequest): string {
+    const cap = this.limits.clamp(req.maxOutputTokens);
+    if (cap !== req.maxOutputTokens) return this.#wire.buildBody({ ...req, maxOutputTokens: cap });
+    const body = this.#wire.buildBody(req);
+    // Requests are not changed once built; `stream` of the same object reuses these bytes.
+    this.#measured = { req, body };
+    return body;
   }
 
   async *#attempt(body: string, signal: AbortSignal): AsyncGenerator<Chunk> {

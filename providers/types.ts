@@ -147,4 +147,15 @@ export interface Provider {
    * inside only before the first chunk is yielded.
    */
   stream(req: ProviderRequest, opts: { signal: AbortSignal }): AsyncIterable<Chunk>;
+  /**
+   * The body `stream` would send first for `req`, byte for byte (learned limits applied), so
+   * the cache-break meter measures what the provider's cache sees. Optional: without it the
+   * meter measures a canonical JSON of the request.
+   */
+  body?(req: ProviderRequest): string;
+  /**
+   * Wire parameters outside the byte prefix that the provider's cache keys on anyway (Anthropic:
+   * the thinking configuration), as a stable string; a change is a cache break. Optional.
+   */
+  cacheKey?(req: ProviderRequest): string;
 }

@@ -42,6 +42,13 @@ export type ToolErrorCode =
   /** The tool threw where it should have returned a result. */
   | "internal";
 
+/**
+ * Cap on a tool result's raw content (`ToolResult.raw`, `Message.rawContent`), in UTF-8
+ * bytes: the full local text kept for `session:tool_result`. Output beyond it is not kept,
+ * and the result says how much was.
+ */
+export const MAX_RAW_CONTENT_BYTES = 4 * 1024 * 1024;
+
 /** What a tool call returns. Failures are results written for the model, never exceptions. */
 export interface ToolResult {
   /** Provider-visible text. The central pipeline bounds it to 32 KB. */
@@ -53,7 +60,11 @@ export interface ToolResult {
    * `failed` on an error result a tool returned without one, so every failure carries a code.
    */
   code?: ToolErrorCode;
-  /** Local full text when `content` had to be shortened; never sent to the model. */
+  /**
+   * Local full text when `content` had to be shortened, at most
+   * {@linkcode MAX_RAW_CONTENT_BYTES}; kept with the session for `session:tool_result`, never
+   * sent to the model unasked (not in sampling, retries, summaries or replay).
+   */
   raw?: string;
   /** Structured extras for front ends (e.g. a diff of an edit). Never sent to the model. */
   meta?: Record<string, unknown>;
@@ -97,6 +108,11 @@ export interface ShellLauncher {
   launch(command: string, opts: ShellSpawnOptions): Promise<ShellLaunch>;
   /** The programs that wrap the launch; absent: the caller resolves them the same careful way. */
   readonly programs?: ShellPrograms;
+  /**
+   * Checks, before any work starts, that commands can run the way the launcher requires (the
+   * OS sandbox is installed and works here); throws the error a launch would throw.
+   */
+  preflight?(opts: { signal?: AbortSignal }): Promise<void>;
 }
 
 /** Tool settings from the `[tools]` config table. */

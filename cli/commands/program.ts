@@ -8,16 +8,19 @@
 import { Command, Option } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
 import { lazyImport } from "../lazy.ts";
-import { addPermissionOptions, permissionFlags } from "../permission_flags.ts";
+import { permissionFlags } from "../permission_flags.ts";
 import { version } from "../version.ts";
 import { defineCompletions } from "./completions.ts";
 import { defineConfig } from "./config.ts";
 import { action, type CliContext, unknownCommand } from "./execute.ts";
 import { defineMcp } from "./mcp.ts";
+import { addOptions, addPermissionOptions } from "./options.ts";
 import { defineRun } from "./run.ts";
+import { CWD_OPTION } from "./run_spec.ts";
 import { defineSessions } from "./sessions.ts";
+import { defineSetup } from "./setup.ts";
 import { defineTrust } from "./trust.ts";
-import type { InteractiveModule } from "./types.ts";
+import type { InteractiveModule, SetupModule } from "./types.ts";
 
 export type { InteractiveOptions } from "./types.ts";
 
@@ -64,8 +67,8 @@ export function buildProgram(ctx: CliContext): Command {
     .enablePositionalOptions()
     .optionsGroup("Global options:")
     .version(`reasonix ${version()}`, "-v, --version", "print the version")
-    .helpOption("-h, --help", "show help (also: reasonix <command> --help)")
-    .option("--cwd <dir>", "work in <dir> instead of the current directory")
+    .helpOption("-h, --help", "show help (also: reasonix <command> --help)");
+  addOptions(program, [CWD_OPTION])
     .optionsGroup("Interactive session options:")
     .addOption(
       new Option("-c, --continue", "continue the newest session of this workspace").conflicts(
@@ -104,6 +107,7 @@ export function buildProgram(ctx: CliContext): Command {
   });
 
   defineRun(program, ctx);
+  defineSetup(program, ctx);
   defineSessions(program, ctx);
   defineConfig(program, ctx);
   defineMcp(program, ctx);
@@ -134,6 +138,10 @@ export function buildProgram(ctx: CliContext): Command {
       ctx.io.err("reasonix: no terminal for an interactive session; use `reasonix run`.");
       return EXIT_USAGE;
     }
+    // The first start with no usable provider offers `reasonix setup` before the UI loads.
+    const { offerSetup } = await lazyImport<SetupModule>("cli/setup/command.ts");
+    const stop = await offerSetup({ model: options.model as string | undefined }, ctx);
+    if (stop !== undefined) return stop;
     const { interactive } = await lazyImport<InteractiveModule>(
       "cli/interactive.ts",
     );

@@ -105,6 +105,34 @@ export interface TrustModule {
   runTrust(request: TrustRequest, context: CliContext): Promise<number>;
 }
 
+/** `reasonix setup`, as the command line asks for it. */
+export interface SetupOptions {
+  /** `--preset`: an id of `core/config/presets.ts`. */
+  preset?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  /** `--api-key-stdin`: read the key from standard input instead of the environment. */
+  apiKeyStdin: boolean;
+  model?: string;
+  /** `--name`: the `[[providers]]` name to write. */
+  name?: string;
+  contextWindow?: number;
+  /** False with `--no-test`: skip the test request. */
+  test: boolean;
+  /** `--yes`: never ask; every value comes from flags, the preset or the endpoint. */
+  yes: boolean;
+}
+
+/** `cli/setup/command.ts`. */
+export interface SetupModule {
+  setupCommand(opts: SetupOptions, context: CliContext): Promise<number>;
+  /**
+   * Before the first interactive session: when the model it would use has no key, offers to
+   * run the setup. Returns an exit code to stop with, or `undefined` to start the session.
+   */
+  offerSetup(opts: { model?: string }, context: CliContext): Promise<number | undefined>;
+}
+
 /** `cli/completions.ts`. */
 export interface CompletionsModule {
   completionScript(root: Command, shell: Shell): string;

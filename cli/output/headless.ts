@@ -10,7 +10,9 @@ import type { OutputFormat } from "./format.ts";
 import type { TurnLine } from "./input_stream.ts";
 import { JsonSummaryWriter } from "./json_summary.ts";
 import type { RunInfo } from "./run_info.ts";
+import { refusalBlock, RefusalLedger } from "./refusals.ts";
 import { type InputLineError, StreamJsonWriter } from "./stream_json.ts";
+import { runSummaryLine } from "./summary_line.ts";
 
 /** What `reasonix run` writes, whatever the format. */
 export interface HeadlessOutput {
@@ -22,6 +24,8 @@ export interface HeadlessOutput {
   event(event: AgentEvent): void;
   /** A stdin line that is not a user turn. */
   inputError(error: InputLineError): void;
+  /** The calls of the run that were refused or could not start. */
+  readonly refusals: RefusalLedger;
 }
 
 /** Where an output writes and what it reports about the run. */
@@ -33,44 +37,83 @@ export interface OutputOptions {
   /** ANSI styling on diagnostics. */
   color: boolean;
   info: RunInfo;
+  /** The clock for durations; default `performance.now`. */
+  now?: () => number;
 }
 
 /** The output of `format`. */
 export function createOutput(format: OutputFormat, opts: OutputOptions): HeadlessOutput {
+  const refusals = new RefusalLedger();
   const inputError = (error: InputLineError) =>
     opts.err(`reasonix run: stdin line ${error.line}: ${error.message}\n`);
+  const now = opts.now ?? (() => performance.now());
+  let started = now();
+  /** At the end of a turn: what was refused, in full, then one line of totals. */
+  const closing = (event: AgentEvent, totals: boolean) => {
+    if (event.type !== "done") return;
+    const block = refusalBlock(refusals.turn);
+    if (block) opts.err(block);
+    if (totals) opts.err(`${runSummaryLine(event, { durationMs: now() - started })}\n`);
+  };
+  const begin = () => {
+    refusals.beginTurn();
+    started = now();
+  };
   if (format === "text") {
     const render = plainRenderer({ out: opts.out, err: opts.err, color: opts.color });
-    return { start() {}, beginTurn() {}, event: render, inputError };
+    return {
+      start() {},
+      beginTurn: begin,
+      event(event) {
+        refusals.event(event);
+        render(event);
+        closing(event, true);
+      },
+      inputError,
+      refusals,
+    };
   }
   if (format === "json") {
     // Diagnostics still go to stderr; stdout holds nothing but the summary.
     const render = plainRenderer({ err: opts.err, color: opts.color });
-    const summary = new JsonSummaryWriter({ write: opts.out, info: opts.info });
+    const summary = new JsonSummaryWriter({ write: opts.out, info: opts.info, refusals });
     return {
       start() {},
-      beginTurn: () => summary.beginTurn(),
+      beginTurn: () => {
+        begin();
+        summary.beginTurn();
+      },
       event(event) {
+        refusals.event(event);
         render(event);
         summary.event(event);
+        closing(event, true);
       },
       inputError,
+      refusals,
     };
   }
-  // stream-json: the lines say everything; stderr gets only notices and why a turn failed.
+  // stream-json: the lines say everything; stderr gets only notices, why a turn failed and what
+  // was refused.
   const render = plainRenderer({ err: opts.err, color: opts.color });
-  const lines = new StreamJsonWriter({ write: opts.out, info: opts.info });
+  const lines = new StreamJsonWriter({ write: opts.out, info: opts.info, refusals });
   return {
     start: () => lines.start(),
-    beginTurn: () => lines.beginTurn(),
+    beginTurn: () => {
+      begin();
+      lines.beginTurn();
+    },
     event(event) {
+      refusals.event(event);
       if (event.type === "notice" || event.type === "done") render(event);
       lines.event(event);
+      closing(event, false);
     },
     inputError(error) {
       lines.inputError(error);
       inputError(error);
     },
+    refusals,
   };
 }
 

@@ -11,6 +11,8 @@ import type {
   UsageTotals,
 } from "../../core/agent/events.ts";
 import { cacheHitRatio } from "../../core/agent/cost.ts";
+import type { CacheBreak, CacheBreakCause } from "../../core/context/cache_meter.ts";
+import type { RefusalLedger, RefusedEntry } from "./refusals.ts";
 import type { RunInfo } from "./run_info.ts";
 
 /** The JSON summary printed by `--output-format json`. */
@@ -28,6 +30,12 @@ export interface RunSummary {
   duration_ms: number;
   /** Every permission decision of the run, in order. */
   permissions: PermissionEntry[];
+  /** Calls refused for want of approval or that could not start; any makes the exit code 3. */
+  refused: RefusedEntry[];
+  /** Request body bytes of the run and, of them, the bytes shared with the request before. */
+  cache: { request_bytes: number; cached_bytes: number; prefix_share: number };
+  /** Every request that did not extend the one before it, in order (docs/CONTEXT.md). */
+  cache_breaks: CacheBreakEntry[];
   error?: { code: string; message: string };
   /** Why the run stopped early (`budget_exceeded`, `timeout`). */
   detail?: string;
@@ -45,6 +53,51 @@ export interface PermissionEntry {
   preset: string;
   /** Why it was refused, and what would allow it. */
   reason: string | null;
+}
+
+/** One cache break as `--json` and `stream-json` list it. */
+export interface CacheBreakEntry {
+  turn: number;
+  cause: CacheBreakCause;
+  /** Whether a maintenance step (prune, summary, truncation) explains it. */
+  planned: boolean;
+  /** Bytes at the start of the request shared with the previous request. */
+  offset: number;
+  /** Bytes of the previous request after `offset`. */
+  bytes_invalidated: number;
+  /** For message causes: index of the first rewritten message. */
+  message: number | null;
+  /** For `tools`: the tools added, removed or changed. */
+  tools: string[] | null;
+  detail: string;
+  /** `summary` for a summary request; null for a conversation request. */
+  purpose: "summary" | null;
+}
+
+/** A `cache_break` event's break in the snake_case of the headless formats. */
+export function cacheBreakEntry(b: CacheBreak): CacheBreakEntry {
+  return {
+    turn: b.turn,
+    cause: b.cause,
+    planned: b.planned,
+    offset: b.offset,
+    bytes_invalidated: b.bytesInvalidated,
+    message: b.message ?? null,
+    tools: b.tools ?? null,
+    detail: b.detail,
+    purpose: b.purpose ?? null,
+  };
+}
+
+/** The byte measure of a run's totals. */
+export function cacheBytes(u: UsageTotals): RunSummary["cache"] {
+  const request = u.requestBytes ?? 0;
+  const cached = u.cachedBytes ?? 0;
+  return {
+    request_bytes: request,
+    cached_bytes: cached,
+    prefix_share: request === 0 ? 0 : Number((cached / request).toFixed(4)),
+  };
 }
 
 /** One `permission` event as `--json` and `stream-json` list it. */
@@ -67,6 +120,8 @@ export function summarize(opts: {
   info: Pick<RunInfo, "model" | "sessionId">;
   durationMs: number;
   permissions: PermissionEntry[];
+  cacheBreaks?: CacheBreakEntry[];
+  refused?: RefusedEntry[];
 }): RunSummary {
   const { done, info, durationMs, permissions } = opts;
   const u: UsageTotals = done.usage;
@@ -88,6 +143,9 @@ export function summarize(opts: {
     currency: u.currency ?? null,
     duration_ms: Math.round(durationMs),
     permissions,
+    refused: opts.refused ?? [],
+    cache: cacheBytes(u),
+    cache_breaks: opts.cacheBreaks ?? [],
     ...(done.error ? { error: done.error } : {}),
     ...(done.detail ? { detail: done.detail } : {}),
   };
@@ -100,10 +158,22 @@ export class JsonSummaryWriter {
   readonly #now: () => number;
   #started: number;
   #permissions: PermissionEntry[] = [];
+  #breaks: CacheBreakEntry[] = [];
   /** Call ids already recorded (a side channel may repeat a decision). */
   #decided = new Set<string>();
 
-  constructor(opts: { write(text: string): void; info: RunInfo; now?: () => number }) {
+  readonly #refusals: RefusalLedger | undefined;
+
+  constructor(
+    opts: {
+      write(text: string): void;
+      info: RunInfo;
+      now?: () => number;
+      /** Where the refused calls come from (shared with the other outputs of the run). */
+      refusals?: RefusalLedger;
+    },
+  ) {
+    this.#refusals = opts.refusals;
     this.#write = opts.write;
     this.#info = opts.info;
     this.#now = opts.now ?? (() => performance.now());
@@ -114,6 +184,7 @@ export class JsonSummaryWriter {
   beginTurn(): void {
     this.#started = this.#now();
     this.#permissions = [];
+    this.#breaks = [];
   }
 
   /** Records permission decisions and prints the summary at `done`. */
@@ -122,12 +193,16 @@ export class JsonSummaryWriter {
       if (this.#decided.has(event.callId)) return;
       this.#decided.add(event.callId);
       this.#permissions.push(permissionEntry(event));
+    } else if (event.type === "cache_break") {
+      this.#breaks.push(cacheBreakEntry(event.cacheBreak));
     } else if (event.type === "done") {
       const summary = summarize({
         done: event,
         info: this.#info,
         durationMs: this.#now() - this.#started,
         permissions: this.#permissions,
+        cacheBreaks: this.#breaks,
+        refused: this.#refusals?.turn ?? [],
       });
       this.#write(`${JSON.stringify(summary)}\n`);
     }

@@ -24,12 +24,17 @@ export {
 } from "./headless.ts";
 export { parseTurnLine, readTurnLines, type TurnLine } from "./input_stream.ts";
 export {
+  type CacheBreakEntry,
+  cacheBreakEntry,
+  cacheBytes,
   JsonSummaryWriter,
   type PermissionEntry,
   type RunSummary,
   summarize,
 } from "./json_summary.ts";
+export { refusalBlock, RefusalLedger, type RefusedEntry, splitFix } from "./refusals.ts";
 export type { RunInfo } from "./run_info.ts";
+export { runSummaryLine } from "./summary_line.ts";
 export {
   type ClaudeUsage,
   claudeUsage,

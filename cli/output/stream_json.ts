@@ -9,8 +9,8 @@
  * - a `user` line with the `tool_result` block of each call as it ends;
  * - a `result` line when a user turn ends.
  *
- * What Claude Code has no shape for (permission decisions, compaction, notices, cache breaks,
- * tool progress) goes out as `system` lines whose `subtype` starts with `reasonix_`. Wrappers
+ * What Claude Code has no shape for (permission decisions, compaction, notices, cache breaks and
+ * misses, tool progress) goes out as `system` lines whose `subtype` starts with `reasonix_`. Wrappers
  * already pass unknown `system` subtypes through, since Claude Code adds new ones routinely; an
  * unknown top-level `type` is a parse error in some of them.
  *
@@ -19,7 +19,13 @@
 import type { AgentEvent, RunStatus, UsageTotals } from "../../core/agent/events.ts";
 import { cacheHitRatio } from "../../core/agent/cost.ts";
 import type { Usage } from "../../providers/types.ts";
-import { permissionEntry } from "./json_summary.ts";
+import {
+  type CacheBreakEntry,
+  cacheBreakEntry,
+  cacheBytes,
+  permissionEntry,
+} from "./json_summary.ts";
+import type { RefusalLedger } from "./refusals.ts";
 import type { RunInfo } from "./run_info.ts";
 
 /** Claude Code's token counts; `input_tokens` excludes the tokens read from the cache. */
@@ -57,11 +63,13 @@ export interface StreamJsonOptions {
   now?: () => number;
   /** A fresh unique id. Default `crypto.randomUUID`. */
   uuid?: () => string;
+  /** Where the refused calls come from (shared with the other outputs of the run). */
+  refusals?: RefusalLedger;
 }
 
 /** Smallest previous prompt, in tokens, whose prefix a provider is expected to cache. */
 const MIN_CACHEABLE_PROMPT = 1024;
-/** Share of the previous prompt a request must read from the cache not to count as a break. */
+/** Share of the previous prompt a request must read from the cache not to count as a miss. */
 const CACHE_BREAK_RATIO = 0.9;
 
 /** Maps a Reasonix run status to Claude Code's `result` subtype. */
@@ -130,6 +138,10 @@ export class StreamJsonWriter {
   #lastPrompt = 0;
   /** Compaction rewrote the history since the previous request: a lower hit is expected. */
   #rewritten = false;
+  /** The meter reported a break for the current request: a lower hit is explained. */
+  #broken = false;
+  /** The cache breaks of this user turn, for the `result` line. */
+  #breaks: CacheBreakEntry[] = [];
 
   constructor(opts: StreamJsonOptions) {
     this.#opts = opts;
@@ -207,6 +219,7 @@ export class StreamJsonWriter {
     this.#turnStarted = this.#now();
     this.#apiMs = 0;
     this.#denials = [];
+    this.#breaks = [];
     this.#inputs.clear();
   }
 
@@ -297,7 +310,16 @@ export class StreamJsonWriter {
           pre_tokens: r.beforeTokens,
           post_tokens: r.afterTokens,
           reason: r.reason ?? null,
+          learned_window: r.learnedWindow ?? null,
         });
+        break;
+      }
+      case "cache_break": {
+        const entry = cacheBreakEntry(event.cacheBreak);
+        // A summary request's break says nothing about the next conversation request's hits.
+        if (entry.purpose === null) this.#broken = true;
+        this.#breaks.push(entry);
+        this.#reasonix("cache_break", { ...entry });
         break;
       }
       case "notice":
@@ -313,14 +335,17 @@ export class StreamJsonWriter {
     }
   }
 
-  /** A request that read much less from the cache than the previous prompt it extends. */
+  /**
+   * A request that read much less from the provider's cache than the previous prompt it
+   * extends, although the meter saw the prefix intact: the provider evicted or never wrote it.
+   */
   #checkCache(turn: number, usage: Usage): void {
     const expected = this.#lastPrompt;
     if (
-      expected >= MIN_CACHEABLE_PROMPT && !this.#rewritten &&
+      expected >= MIN_CACHEABLE_PROMPT && !this.#rewritten && !this.#broken &&
       usage.cacheHitTokens < expected * CACHE_BREAK_RATIO
     ) {
-      this.#reasonix("cache_break", {
+      this.#reasonix("cache_miss", {
         turn,
         expected_cached_tokens: expected,
         cache_read_input_tokens: usage.cacheHitTokens,
@@ -329,6 +354,7 @@ export class StreamJsonWriter {
     }
     this.#lastPrompt = usage.promptTokens;
     this.#rewritten = false;
+    this.#broken = false;
   }
 
   #result(done: Extract<AgentEvent, { type: "done" }>): void {
@@ -360,6 +386,9 @@ export class StreamJsonWriter {
         cache_hit_ratio: Number(cacheHitRatio(u).toFixed(4)),
         cost: u.cost === undefined ? null : Number(u.cost.toFixed(6)),
         currency: u.currency ?? null,
+        cache: cacheBytes(u),
+        cache_breaks: this.#breaks,
+        refused: this.#opts.refusals?.turn ?? [],
         ...(done.error ? { error: done.error } : {}),
         ...(done.detail ? { detail: done.detail } : {}),
       },

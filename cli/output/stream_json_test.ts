@@ -244,7 +244,7 @@ Deno.test("a refused call is a denial; a decision repeated by a side channel is 
   assert.ok(Array.isArray(result.errors) && (result.errors as string[]).length === 1);
 });
 
-Deno.test("a request that reads far less from the cache than the prompt before it is a cache break", () => {
+Deno.test("a request that reads far less from the cache than the prompt before it, with its prefix intact, is a cache miss", () => {
   const { w, lines } = writer();
   const t = totals();
   w.event({ type: "request_start", turn: 1, model: "m" });
@@ -266,11 +266,12 @@ Deno.test("a request that reads far less from the cache than the prompt before i
   w.event({ type: "request_start", turn: 4, model: "m" });
   w.event(usageEvent(4, usage(1000, 0), t)); // after compaction a miss is expected
   const got = lines();
-  const breaks = got.filter((l) => l.subtype === "reasonix_cache_break");
+  assert.equal(got.filter((l) => l.subtype === "reasonix_cache_break").length, 0);
+  const breaks = got.filter((l) => l.subtype === "reasonix_cache_miss");
   assert.equal(breaks.length, 1);
   assert.deepEqual({ ...breaks[0], uuid: undefined }, {
     type: "system",
-    subtype: "reasonix_cache_break",
+    subtype: "reasonix_cache_miss",
     turn: 3,
     expected_cached_tokens: 4200,
     cache_read_input_tokens: 128,
@@ -282,6 +283,64 @@ Deno.test("a request that reads far less from the cache than the prompt before i
   assert.equal(compaction.phase, "summarized");
   assert.equal(compaction.pre_tokens, 4400);
   assert.equal(compaction.post_tokens, 900);
+});
+
+Deno.test("a meter cache break is a reasonix_cache_break line, explains the miss after it, and is listed in the result", () => {
+  const { w, lines } = writer();
+  const t = totals({ requestBytes: 30_000, cachedBytes: 12_000 });
+  w.beginTurn();
+  w.event({ type: "request_start", turn: 1, model: "m" });
+  w.event(usageEvent(1, usage(4000, 0), t));
+  w.event({
+    type: "cache_break",
+    cacheBreak: {
+      turn: 2,
+      cause: "tools",
+      planned: false,
+      offset: 812,
+      bytesInvalidated: 15_188,
+      tools: ["mcp__github__search"],
+      detail: "tools of MCP server github: removed mcp__github__search",
+    },
+  });
+  w.event({ type: "request_start", turn: 2, model: "m" });
+  w.event(usageEvent(2, usage(4200, 200), t));
+  w.event({
+    type: "done",
+    status: "completed",
+    text: "ok",
+    turns: 2,
+    toolCalls: 0,
+    usage: t,
+  });
+  const got = lines();
+  assert.equal(got.filter((l) => l.subtype === "reasonix_cache_miss").length, 0);
+  const entry = {
+    turn: 2,
+    cause: "tools",
+    planned: false,
+    offset: 812,
+    bytes_invalidated: 15_188,
+    message: null,
+    tools: ["mcp__github__search"],
+    detail: "tools of MCP server github: removed mcp__github__search",
+    purpose: null,
+  };
+  const line = got.find((l) => l.subtype === "reasonix_cache_break")!;
+  assert.deepEqual({ ...line, uuid: undefined }, {
+    type: "system",
+    subtype: "reasonix_cache_break",
+    ...entry,
+    session_id: "s-1",
+    uuid: undefined,
+  });
+  const result = got.find((l) => l.type === "result")!.reasonix as Record<string, unknown>;
+  assert.deepEqual(result.cache_breaks, [entry]);
+  assert.deepEqual(result.cache, {
+    request_bytes: 30_000,
+    cached_bytes: 12_000,
+    prefix_share: 0.4,
+  });
 });
 
 Deno.test("notices, progress and approvals are reasonix system lines without functions", () => {

@@ -6,7 +6,9 @@
  *
  * Two passes: the entry alone, so `--version` loads one tiny file, then every lazily imported
  * module (`cli/lazy.ts`) with code splitting, mirroring the repository layout so the entry
- * finds them.
+ * finds them. Then {@link deferRequires} keeps commander from loading Node modules that only
+ * its executable subcommands use, and {@link lazyRequire} loads `node:module` only when
+ * something calls `require`.
  *
  * @module
  */
@@ -19,9 +21,23 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** Where `deno task bundle` writes, relative to the repository root. */
 export const BUNDLE_DIR = "dist/bundle";
 
-/** The flags `deno task install` gives the launcher (the same set as `deno task reasonix`). */
+/**
+ * The `deno install` arguments of a launcher for the bundle in `dir`, with the flags of
+ * `deno task reasonix`. The bundle's own deno.json is named, so no other configuration file
+ * (a clone's, found from the working directory) is discovered or copied.
+ */
 export function installArgs(dir: string, name: string, runFlags: readonly string[]): string[] {
-  return ["install", "-g", "-f", "-n", name, ...runFlags, bundleEntry(dir)];
+  return [
+    "install",
+    "-g",
+    "-f",
+    "-n",
+    name,
+    ...runFlags,
+    "--config",
+    join(dir, "deno.json"),
+    bundleEntry(dir),
+  ];
 }
 
 /** The bundled entry point inside a bundle directory. */
@@ -34,6 +50,106 @@ export function bundleEntry(dir: string): string {
  * is not a dependency.
  */
 const EXTERNAL = ["react-devtools-core"];
+
+/**
+ * The head of commander's `lib/command.js` as a bundle holds it, minified or not: its requires
+ * of `node:events`, `node:child_process`, `node:path`, `node:fs` and `node:process`, in that
+ * order, through one `require` function (`$1`).
+ */
+const COMMANDER_HEAD =
+  /([\w$]+)\("node:events"\)\.EventEmitter[,;][^()]{0,40}?\1\("node:child_process"\)[,;][^()]{0,40}?\1\("node:path"\)[,;][^()]{0,40}?\1\("node:fs"\)/g;
+
+/**
+ * The modules commander requires at load time but uses only to launch executable
+ * subcommands, which `reasonix` has none of. Deno's polyfills for the two cost some 10 ms of
+ * CPU at every start of a command that parses with the tree.
+ */
+export const DEFERRED_REQUIRES: readonly string[] = ["node:child_process", "node:fs"];
+
+/**
+ * Rewrites commander's requires of {@link DEFERRED_REQUIRES} in a bundled file into proxies
+ * that require the module on first use, so the behaviour stays the same if the code is ever
+ * reached. Only commander's own head is touched ({@link COMMANDER_HEAD}). Returns the
+ * rewritten text and how many requires were deferred.
+ */
+export function deferRequires(text: string): { text: string; deferred: number } {
+  let deferred = 0;
+  const rewritten = text.replace(COMMANDER_HEAD, (head: string, require: string) => {
+    let out = head;
+    for (const module of DEFERRED_REQUIRES) {
+      const call = `${require}(${JSON.stringify(module)})`;
+      out = out.replace(call, () => {
+        deferred++;
+        return `new Proxy({},{get:(_,key)=>${call}[key]})`;
+      });
+    }
+    return out;
+  });
+  return { text: rewritten, deferred };
+}
+
+/** How Deno's bundler gives esbuild's CommonJS helpers their `require`. */
+const EAGER_REQUIRE =
+  'import { createRequire as __deno_internal_createRequire } from "node:module";\n' +
+  "var __require = __deno_internal_createRequire(import.meta.url);";
+
+/**
+ * The same `require`, made on its first call. Loading `node:module` costs about 4 % of a
+ * headless run's CPU and 0.7 MB of memory, and no module the run loads calls `require`.
+ * `process.getBuiltinModule` loads a built-in synchronously, as `require` must.
+ */
+const LAZY_REQUIRE = "var __deno_internal_require;\n" +
+  "var __require = (id) => (__deno_internal_require ??= globalThis.process\n" +
+  '  .getBuiltinModule("node:module").createRequire(import.meta.url))(id);';
+
+/** Rewrites the eager `require` of esbuild's helpers ({@link EAGER_REQUIRE}) into a lazy one. */
+export function lazyRequire(text: string): { text: string; rewritten: boolean } {
+  if (!text.includes(EAGER_REQUIRE)) return { text, rewritten: false };
+  return { text: text.replace(EAGER_REQUIRE, LAZY_REQUIRE), rewritten: true };
+}
+
+/** Applies {@link lazyRequire} to the bundle in `dir`, whose helpers are in one file. */
+async function lazyBundleRequire(dir: string): Promise<void> {
+  let rewritten = 0;
+  for await (const file of scripts(dir)) {
+    const result = lazyRequire(await Deno.readTextFile(file));
+    if (!result.rewritten) continue;
+    rewritten++;
+    await Deno.writeTextFile(file, result.text);
+  }
+  if (rewritten !== 1) {
+    throw new Error(
+      `found the helpers' eager require in ${rewritten} files instead of one; Deno's bundled ` +
+        "form changed (see EAGER_REQUIRE)",
+    );
+  }
+}
+
+/** The `.js` files under `dir`, recursively. */
+async function* scripts(dir: string): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) yield* scripts(path);
+    else if (entry.isFile && entry.name.endsWith(".js")) yield path;
+  }
+}
+
+/** Applies {@link deferRequires} to the bundle in `dir`: commander's head must be there once. */
+async function deferBundleRequires(dir: string): Promise<void> {
+  let deferred = 0;
+  for await (const file of scripts(dir)) {
+    const result = deferRequires(await Deno.readTextFile(file));
+    if (result.deferred === 0) continue;
+    deferred += result.deferred;
+    await Deno.writeTextFile(file, result.text);
+  }
+  if (deferred !== DEFERRED_REQUIRES.length) {
+    throw new Error(
+      `deferred ${deferred} of commander's ${DEFERRED_REQUIRES.length} load-time requires; ` +
+        "its bundled form changed (see COMMANDER_HEAD)",
+    );
+  }
+}
 
 async function bundle(args: string[]): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
@@ -64,6 +180,8 @@ export async function buildBundle(dir: string): Promise<void> {
   // `deno install` copies the nearest deno.json for the launcher to use. The repository's would
   // make every start load its import map and lockfile, which the bundle does not need.
   await Deno.writeTextFile(join(dir, "deno.json"), '{ "lock": false }\n');
+  await deferBundleRequires(dir);
+  await lazyBundleRequire(dir);
   for (const module of LAZY_MODULES) {
     const built = join(dir, module.replace(/\.ts$/, ".js"));
     try {

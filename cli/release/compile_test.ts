@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { installArgs } from "./bundle.ts";
 import { entrySource, RUN_FLAGS, TARGETS } from "./compile.ts";
 
 Deno.test("compile covers darwin, linux and windows on x64 and arm64", () => {
@@ -15,11 +16,14 @@ Deno.test("compile covers darwin, linux and windows on x64 and arm64", () => {
 Deno.test("the binary, the task and the installed command share one explicit flag set, never -A", async () => {
   assert.ok(!RUN_FLAGS.includes("-A") && !RUN_FLAGS.includes("--allow-all"));
   const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
-  for (const name of ["reasonix", "install"]) {
-    const task: string = config.tasks[name];
-    for (const flag of RUN_FLAGS) assert.ok(task.includes(flag), `task ${name} lacks ${flag}`);
-    assert.doesNotMatch(task, /\s-A\s|--allow-all/);
-  }
+  const task: string = config.tasks.reasonix;
+  for (const flag of RUN_FLAGS) assert.ok(task.includes(flag), `task reasonix lacks ${flag}`);
+  assert.doesNotMatch(task, /\s-A\s|--allow-all/);
+  // `deno task install` writes its launcher with installArgs(…, RUN_FLAGS).
+  assert.match(config.tasks.install, /cli\/release\/install\.ts$/);
+  const launcher = installArgs("/root/lib/reasonix", "reasonix", RUN_FLAGS);
+  for (const flag of RUN_FLAGS) assert.ok(launcher.includes(flag), `the launcher lacks ${flag}`);
+  assert.ok(!launcher.includes("-A") && !launcher.includes("--allow-all"));
 });
 
 Deno.test("the generated entry injects the version before the CLI runs", async () => {

@@ -10,8 +10,12 @@ import type { AgentEvent } from "../../core/agent/events.ts";
 import type { ApprovalBroker } from "../../core/agent/approval.ts";
 import type { CompactionReport } from "../../core/context/manager.ts";
 import type { AgentSpec, Host, HostedAgent } from "../../core/host/mod.ts";
+import type { FactStore } from "../../core/memory/mod.ts";
 import { listSessions, userText } from "../../core/store/sessions.ts";
-import type { ImagePart, Message } from "../../providers/types.ts";
+import type { ImagePart, Message, ToolCall } from "../../providers/types.ts";
+import { ConfigError } from "../../core/config/errors.ts";
+import { type ApprovalPreview, approvalPreview } from "./approval_preview.ts";
+import { type InitOutcome, runInit } from "./init_command.ts";
 import type { McpView } from "./hooks.ts";
 
 /** Facts the status line and banners show. */
@@ -60,7 +64,32 @@ export interface ChatBackend {
   resume(id: string): Promise<void>;
   /** MCP, when the runtime has it. */
   mcp(): McpView | undefined;
+  /**
+   * Switches the permission mode for later calls (Shift+Tab, `/permissions`) through the
+   * host's permission API; returns the mode now active. Throws `ConfigError` for a mode a
+   * session cannot move to. Absent: the mode is fixed for the session.
+   */
+  setPermissionMode?(mode: string): string;
+  /** What an approval prompt shows of `call`: an edit's diff, a command's directory and sandbox. */
+  preview?(call: ToolCall, opts: { signal: AbortSignal }): Promise<ApprovalPreview>;
+  /** The configured models with why each cannot be used now (a missing key), for `/model`. */
+  modelChoices?(): Promise<ModelChoice[]>;
+  /**
+   * `/init`: drafts `AGENTS.md` at the workspace root; an existing one only when `replace`
+   * (the user chose to). In a read-only mode the draft is returned, not written.
+   */
+  initAgents?(opts: { replace: boolean; signal: AbortSignal }): Promise<InitOutcome>;
+  /** Remembered facts, for `/memory` (absent: the command says memory is unavailable). */
+  memory?(): FactStore | undefined;
   dispose(): Promise<void>;
+}
+
+/** A configured model for `/model`. */
+export interface ModelChoice {
+  /** `provider/model`. */
+  name: string;
+  /** Why it cannot be used now, e.g. `DEEPSEEK_API_KEY is not set`. */
+  unavailable?: string;
 }
 
 /** Settings a new agent may change. */
@@ -123,7 +152,7 @@ export class HostBackend implements ChatBackend {
       contextWindow: resolved.contextWindow,
       compactRatio: config.agent.compact_ratio,
       effort: this.#overrides.reasoningEffort ?? config.agent.reasoning_effort,
-      mode: config.permissions.mode,
+      mode: this.#opts.host.permissionMode,
       workspaceRoot: this.#opts.host.workspaceRoot,
       sessionId: this.#agent.session.id,
     };
@@ -157,6 +186,47 @@ export class HostBackend implements ChatBackend {
 
   models(): string[] {
     return this.#opts.host.models();
+  }
+
+  async modelChoices(): Promise<ModelChoice[]> {
+    // Binding a model resolves its key; the host keeps a binding that worked for the switch.
+    return await Promise.all(
+      this.models().map(async (name) => {
+        try {
+          await this.#opts.host.model(name);
+          return { name };
+        } catch (error) {
+          const problem = error instanceof ConfigError ? error.problem : (error as Error)?.message;
+          return { name, unavailable: problem ?? String(error) };
+        }
+      }),
+    );
+  }
+
+  initAgents(opts: { replace: boolean; signal: AbortSignal }): Promise<InitOutcome> {
+    const host = this.#opts.host;
+    return runInit({
+      root: host.workspaceRoot,
+      workspace: host.workspace,
+      replace: opts.replace,
+      readOnly: host.permissions.preset.strict,
+      signal: opts.signal,
+    });
+  }
+
+  setPermissionMode(mode: string): string {
+    return this.#opts.host.setPermissionMode(mode);
+  }
+
+  preview(call: ToolCall, opts: { signal: AbortSignal }): Promise<ApprovalPreview> {
+    const host = this.#opts.host;
+    return approvalPreview(call, {
+      workspace: host.workspace,
+      root: host.workspaceRoot,
+      mode: host.permissionMode,
+      backend: host.permissions.backend,
+      signal: opts.signal,
+    });
   }
 
   async newConversation(): Promise<void> {
@@ -198,6 +268,10 @@ export class HostBackend implements ChatBackend {
 
   mcp(): McpView | undefined {
     return this.#opts.mcp;
+  }
+
+  memory(): FactStore {
+    return this.#opts.host.facts;
   }
 
   /** Closes the current agent; the host belongs to whoever opened it. */

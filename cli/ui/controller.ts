@@ -7,6 +7,14 @@
  */
 import type { ApprovalChoice } from "../../core/agent/approval.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
+import {
+  findPreset,
+  nextSessionMode,
+  type PresetName,
+  SESSION_MODES,
+} from "../../core/permission/mod.ts";
+import type { ToolCall } from "../../providers/types.ts";
+import type { ApprovalPreview } from "./approval_preview.ts";
 import { type CustomCommand, expandTemplate, splitArguments } from "../../core/commands/mod.ts";
 import { completeReferencePath } from "../../core/references/mod.ts";
 import type { ChatBackend } from "./backend.ts";
@@ -40,6 +48,8 @@ export interface KeyInfo {
   ctrl: boolean;
   meta: boolean;
   tab: boolean;
+  /** Shift held (Shift+Tab cycles the permission mode). */
+  shift?: boolean;
   backspace: boolean;
   delete: boolean;
   home?: boolean;
@@ -123,8 +133,15 @@ export class ChatController {
   #editor: ed.EditorState = ed.EMPTY_EDITOR;
   /** A modal the user opened (help, MCP, a picker); approvals come from the broker. */
   #modal?: Exclude<Overlay, { kind: "approval" | "slash" | "mention" }>;
-  /** The highlighted choice of the approval prompt on screen. */
-  #approvalChoice?: { id: string; selected: number };
+  /** The highlighted choice of the approval prompt on screen, and how far its diff scrolled. */
+  #approvalChoice?: { id: string; selected: number; offset?: number };
+  /** Calls that started and have not ended, so an approval can show what its call would do. */
+  readonly #calls = new Map<string, ToolCall>();
+  /** What each approval prompt shows of its call, by request id, once computed. */
+  readonly #previews = new Map<string, ApprovalPreview>();
+  /** A request denied with Ctrl-C: its turn stops once the denial has gone through. */
+  #stopAfter?: string;
+  #hintTimer?: ReturnType<typeof setTimeout>;
   #slashSelected = 0;
   #mention?: { query: string; items: readonly MentionItem[]; selected: number };
   #mentionGeneration = 0;
@@ -189,6 +206,7 @@ export class ChatController {
     this.#unsubscribeBroker();
     clearInterval(this.#ticker);
     clearTimeout(this.#frameTimer);
+    clearTimeout(this.#hintTimer);
     this.#listeners.clear();
   }
 
@@ -213,6 +231,7 @@ export class ChatController {
         compactRatio: info.compactRatio,
         lastPromptTokens: this.#meter.lastPromptTokens,
         totals: this.#meter.totals,
+        cache: this.#meter.cache,
         effort: info.effort,
         mode: info.mode,
       },
@@ -273,8 +292,15 @@ export class ChatController {
   #overlay(): Overlay | undefined {
     const request = this.#broker.current();
     if (request) {
-      const selected = this.#approvalChoice?.id === request.id ? this.#approvalChoice.selected : 0;
-      return { kind: "approval", request, selected };
+      const mine = this.#approvalChoice?.id === request.id ? this.#approvalChoice : undefined;
+      const preview = this.#previews.get(request.id);
+      return {
+        kind: "approval",
+        request,
+        selected: mine?.selected ?? 0,
+        ...(preview ? { preview } : {}),
+        offset: mine?.offset ?? 0,
+      };
     }
     if (this.#modal) return this.#modal;
     const slash = this.#slashItems();
@@ -362,10 +388,13 @@ export class ChatController {
       this.#ctrlC();
       return;
     }
-    if (this.#hint) this.#hint = undefined;
+    if (this.#hint) this.#setHint(undefined);
     this.#armedAt = undefined;
     const overlay = this.#overlay();
     if (overlay?.kind === "approval") return this.#approvalKey(overlay, input, key);
+    if (key.tab && key.shift && !(overlay && OVERLAY_OWNERS[overlay.kind] === "modal")) {
+      return this.#cycleMode();
+    }
     if (overlay && OVERLAY_OWNERS[overlay.kind] === "modal") return this.#modalKey(overlay, key);
     if (overlay && this.#completionKey(overlay, key)) return;
     this.#composerKey(input, key);
@@ -385,17 +414,72 @@ export class ChatController {
       this.exit();
       return;
     }
+    const request = this.#broker.current();
+    if (request && this.#busy) {
+      // At an approval Ctrl-C is an answer: deny the call, then stop the turn once the denial
+      // reached the agent (aborting first would withdraw the request as "cancelled" instead).
+      this.#armedAt = undefined;
+      this.#queue = [];
+      this.#stopAfter = request.id;
+      this.#approvalChoice = undefined;
+      this.#broker.answer(request.id, "deny");
+      this.#changed(true);
+      return;
+    }
     this.#armedAt = now;
     if (this.#modal) this.#modal = undefined;
     if (this.#busy) {
       this.#queue = [];
       this.#busy.abort.abort(cancelled());
-      this.#hint = "Cancelling… press Ctrl-C again to exit";
+      this.#setHint("Cancelling… press Ctrl-C again to exit");
     } else {
       if (this.#editor.text) this.#editor = ed.EMPTY_EDITOR;
-      this.#hint = "Press Ctrl-C again to exit";
+      this.#setHint("Press Ctrl-C again to exit");
     }
     this.#changed(true);
+  }
+
+  /** Shows a transient hint; it clears itself when the double-press window has passed. */
+  #setHint(hint: string | undefined, ms = EXIT_WINDOW_MS): void {
+    this.#hint = hint;
+    clearTimeout(this.#hintTimer);
+    this.#hintTimer = undefined;
+    if (hint === undefined) return;
+    this.#hintTimer = setTimeout(() => {
+      this.#hintTimer = undefined;
+      if (this.#hint !== hint) return;
+      this.#hint = undefined;
+      this.#armedAt = undefined;
+      this.#changed(true);
+    }, ms);
+  }
+
+  /** Shift+Tab: the next of the session modes, through the backend's permission API. */
+  #cycleMode(): void {
+    const current = this.#backend.info().mode;
+    const next = current ? nextSessionMode(current as PresetName) : undefined;
+    if (!this.#backend.setPermissionMode || !next) {
+      this.#notice(
+        "warning",
+        `The permission mode${current ? ` "${current}"` : ""} cannot be changed in a session; ` +
+          `Shift+Tab moves between ${SESSION_MODES.join(", ")}.`,
+      );
+    } else {
+      this.#setMode(next);
+    }
+    this.#changed(true);
+  }
+
+  /** Sets the mode; says what it does now or why it could not change. */
+  #setMode(mode: string): void {
+    try {
+      const now = this.#backend.setPermissionMode!(mode);
+      this.#setHint(
+        `Permission mode: ${now} — ${findPreset(now)?.summary ?? ""}`.replace(/ — $/, ""),
+      );
+    } catch (error) {
+      this.#notice("error", (error as Error)?.message ?? String(error));
+    }
   }
 
   /** Leaves the session: cancels the running turn and asks the view to unmount. */
@@ -416,7 +500,18 @@ export class ChatController {
     if (key.upArrow || key.downArrow) {
       const n = APPROVAL_CHOICES.length;
       const selected = (overlay.selected + (key.upArrow ? n - 1 : 1)) % n;
-      this.#approvalChoice = { id: overlay.request.id, selected };
+      this.#approvalChoice = { id: overlay.request.id, selected, offset: overlay.offset };
+      this.#changed(true);
+      return;
+    }
+    if (key.pageUp || key.pageDown) {
+      // The view clamps the window; the offset only has to stay within the diff.
+      const lines = overlay.preview?.diff?.split("\n").length ?? 0;
+      const offset = Math.min(
+        Math.max(0, lines - 1),
+        Math.max(0, (overlay.offset ?? 0) + (key.pageUp ? -10 : 10)),
+      );
+      this.#approvalChoice = { id: overlay.request.id, selected: overlay.selected, offset };
       this.#changed(true);
       return;
     }
@@ -644,6 +739,17 @@ export class ChatController {
       this.#ticker = undefined;
       this.#transcript.flush(this.#now());
       this.#busy = undefined;
+      this.#stopAfter = undefined;
+      this.#calls.clear();
+      this.#previews.clear();
+      // "Cancelling…" is about this turn and must not outlive it; while a second Ctrl-C
+      // would still exit, the hint says just that, for what is left of the window.
+      if (this.#hint?.startsWith("Cancelling")) {
+        const left = this.#armedAt === undefined
+          ? 0
+          : EXIT_WINDOW_MS - (this.#now() - this.#armedAt);
+        this.#setHint(left > 0 ? "Press Ctrl-C again to exit" : undefined, left);
+      }
       this.#changed(true);
     }
   }
@@ -667,9 +773,42 @@ export class ChatController {
   #onEvent(event: AgentEvent): void {
     this.#transcript.apply(event, this.#now());
     this.#meter.apply(event);
+    this.#track(event);
     if (event.type === "tool_start") this.#setBusyLabel(`running ${event.call.name}`);
     else if (event.type === "request_start") this.#setBusyLabel("thinking");
     this.#changed(event.type !== "text" && event.type !== "reasoning");
+  }
+
+  /** Keeps what approval prompts show, and stops a turn whose approval Ctrl-C denied. */
+  #track(event: AgentEvent): void {
+    switch (event.type) {
+      case "tool_start":
+        this.#calls.set(event.call.id, event.call);
+        break;
+      case "tool_end":
+        this.#calls.delete(event.call.id);
+        break;
+      case "approval_request": {
+        const call = event.request.callId ? this.#calls.get(event.request.callId) : undefined;
+        const signal = this.#busy?.abort.signal;
+        if (!call || !signal || !this.#backend.preview) break;
+        const id = event.request.id;
+        void this.#backend.preview(call, { signal }).then((preview) => {
+          if (this.#disposed || this.#broker.current()?.id !== id) return;
+          this.#previews.set(id, preview);
+          this.#changed(true);
+        }, () => {});
+        break;
+      }
+      case "approval_answer":
+        this.#previews.delete(event.id);
+        if (this.#stopAfter === event.id) {
+          this.#stopAfter = undefined;
+          this.#notice("info", "Ctrl-C denied the call and stopped the turn.");
+          this.#busy?.abort.abort(cancelled());
+        }
+        break;
+    }
   }
 
   async #runSlash(name: string, args: string, raw: string): Promise<void> {
@@ -719,8 +858,8 @@ export class ChatController {
   }
 
   #pick(purpose: PickerPurpose, value: string): void {
-    const command = purpose === "model" ? "model" : purpose === "effort" ? "effort" : "resume";
-    void this.submit(`/${command} ${value}`);
+    // Each purpose is named after the command that takes the chosen value.
+    void this.submit(`/${purpose} ${value}`);
   }
 
   /** What the built-in commands of `slash_commands.ts` may do to this session. */

@@ -7,6 +7,7 @@
  * @module
  */
 import type { ApprovalRequest } from "../../core/agent/approval.ts";
+import type { ApprovalPreview } from "./approval_preview.ts";
 
 /** A completion of the slash command being typed. */
 export interface SlashItem {
@@ -36,11 +37,19 @@ export interface PickerItem {
 }
 
 /** What a picker chooses. */
-export type PickerPurpose = "model" | "effort" | "resume";
+export type PickerPurpose = "model" | "effort" | "resume" | "permissions" | "init";
 
 /** Every overlay the UI can show. */
 export type Overlay =
-  | { kind: "approval"; request: ApprovalRequest; selected: number }
+  | {
+    kind: "approval";
+    request: ApprovalRequest;
+    selected: number;
+    /** What the call would do (a diff, the command with its directory and sandbox), once known. */
+    preview?: ApprovalPreview;
+    /** First diff line shown, for long diffs (PgUp PgDn). */
+    offset?: number;
+  }
   | { kind: "help"; lines: readonly string[]; offset: number }
   | { kind: "mcp"; lines: readonly string[]; offset: number }
   | {

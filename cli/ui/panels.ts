@@ -12,6 +12,7 @@ import type { SlashItem } from "./overlays.ts";
 import { compactTrigger, formatCost, formatTokens } from "./status.ts";
 import type { NewItem } from "./transcript.ts";
 import type { UsageMeter } from "./usage.ts";
+import { alignColumns } from "./text_util.ts";
 
 /** The keys, for `/help`. */
 export const KEY_HELP: readonly [string, string][] = [
@@ -19,29 +20,49 @@ export const KEY_HELP: readonly [string, string][] = [
   ["\\ Enter, Alt-Enter, Ctrl-J", "new line"],
   ["↑ ↓", "move between lines, then through history"],
   ["Tab", "complete a /command or @path"],
-  ["Esc", "close a menu or panel"],
-  ["Ctrl-C", "cancel the running turn; twice to exit"],
+  ["Shift+Tab", "next permission mode: ask → accept-edits → auto"],
+  ["Esc", "close a menu or panel; deny an approval"],
+  ["Ctrl-C", "cancel the running turn (at an approval: deny and stop); twice to exit"],
+  ["PgUp PgDn", "scroll a panel or the diff of an approval"],
   ["Ctrl-D", "exit (on an empty prompt)"],
   ["Ctrl-O", "show reasoning in full / collapse it"],
   ["Ctrl-A Ctrl-E Ctrl-U Ctrl-K Ctrl-W", "line start, end, delete to start, to end, word"],
 ];
 
-/** `/help`: commands by source, then keys and `@` references. */
+/** The widest label column of `/help`; longer names and hints are cut. */
+const HELP_LABEL_COLUMNS = 40;
+
+/** `/help`: commands by source, then keys and `@` references, descriptions in one column. */
 export function helpLines(catalog: readonly SlashItem[]): string[] {
   const lines: string[] = [];
   const section = (title: string, items: readonly SlashItem[]) => {
     if (!items.length) return;
     if (lines.length) lines.push("");
     lines.push(title);
-    for (const c of items) {
-      lines.push(`  /${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""}  —  ${c.description}`);
+    const rows = alignColumns(
+      items.map((c) => ({
+        label: `/${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""}`,
+        detail: c.description,
+      })),
+      HELP_LABEL_COLUMNS,
+      "wrap",
+    );
+    for (const row of rows) {
+      lines.push(...`${row.label}  ${row.detail}`.split("\n").map((l) => `  ${l}`));
     }
   };
   section("Commands", catalog.filter((c) => c.source === "builtin"));
   section("Custom commands", catalog.filter((c) => c.source === "custom"));
   section("MCP prompts", catalog.filter((c) => c.source === "mcp"));
   lines.push("", "Keys");
-  for (const [keys, what] of KEY_HELP) lines.push(`  ${keys}  —  ${what}`);
+  const keys = alignColumns(
+    KEY_HELP.map(([label, detail]) => ({ label, detail })),
+    HELP_LABEL_COLUMNS,
+    "wrap",
+  );
+  for (const row of keys) {
+    lines.push(...`${row.label}  ${row.detail}`.split("\n").map((l) => `  ${l}`));
+  }
   lines.push(
     "",
     "References",

@@ -5,12 +5,15 @@
  *
  * @module
  */
-import type { ChatBackend } from "./backend.ts";
+import { findPreset, SESSION_MODES } from "../../core/permission/mod.ts";
+import type { ChatBackend, ModelChoice } from "./backend.ts";
+import { AGENTS_FILE, type InitOutcome } from "./init_command.ts";
 import { compactionText } from "./compaction_text.ts";
 import type { Overlay, PickerItem, PickerPurpose, SlashItem } from "./overlays.ts";
 import { costLines, helpLines, mcpLines, replayItems } from "./panels.ts";
 import type { NewItem } from "./transcript.ts";
 import type { UsageMeter } from "./usage.ts";
+import { MEMORY_USAGE, memoryCommand } from "./memory_command.ts";
 
 /** Reasoning efforts `/effort` accepts, besides `default`. */
 export const EFFORTS = ["low", "medium", "high", "max"] as const;
@@ -88,16 +91,122 @@ async function effort(ctx: SlashContext, args: string): Promise<void> {
 async function model(ctx: SlashContext, args: string): Promise<void> {
   const current = ctx.backend.info().model;
   if (!args) {
+    let choices: ModelChoice[] = ctx.backend.models().map((name) => ({ name }));
+    if (ctx.backend.modelChoices) {
+      await ctx.work("listing models", async () => {
+        choices = await ctx.backend.modelChoices!();
+      });
+    }
     return ctx.open(picker(
       "model",
       `Model (now: ${current})`,
-      ctx.backend.models().map((m) => ({ value: m, label: m, current: m === current })),
+      choices.map((m) => ({
+        value: m.name,
+        // A model that cannot be used now says so on its row; choosing it shows the fix.
+        label: m.unavailable ? `${m.name} ✗ no key` : m.name,
+        ...(m.unavailable ? { detail: m.unavailable } : {}),
+        current: m.name === current,
+      })),
     ));
   }
   await ctx.work("switching model", async () => {
     await ctx.backend.switchModel(args);
     ctx.notice("info", `Model: ${ctx.backend.info().model}.`);
   });
+}
+
+function modeLabel(name: string): string {
+  return `${name} — ${findPreset(name)?.summary ?? ""}`;
+}
+
+function permissions(ctx: SlashContext, args: string): void {
+  const current = ctx.backend.info().mode ?? "";
+  const switchable = ctx.backend.setPermissionMode !== undefined &&
+    (SESSION_MODES as readonly string[]).includes(current);
+  if (!args) {
+    if (!switchable) {
+      ctx.notice(
+        "info",
+        `Permission mode: ${modeLabel(current)}. It cannot be changed in this session; ` +
+          `start Reasonix with --permission-mode to use another.`,
+      );
+      return ctx.changed();
+    }
+    return ctx.open(picker(
+      "permissions",
+      `Permission mode (now: ${current}) · Shift+Tab cycles`,
+      SESSION_MODES.map((m) => ({
+        value: m,
+        label: m,
+        detail: findPreset(m)?.summary,
+        current: m === current,
+      })),
+    ));
+  }
+  if (!ctx.backend.setPermissionMode) {
+    ctx.notice("error", "The permission mode cannot be changed in this session.");
+    return ctx.changed();
+  }
+  try {
+    const now = ctx.backend.setPermissionMode(args);
+    ctx.notice("info", `Permission mode: ${modeLabel(now)}.`);
+  } catch (error) {
+    ctx.notice("error", (error as Error)?.message ?? String(error));
+  }
+  ctx.changed();
+}
+
+async function init(ctx: SlashContext, args: string): Promise<void> {
+  const backend = ctx.backend;
+  if (!backend.initAgents) {
+    ctx.notice("info", "/init is not available in this session.");
+    return ctx.changed();
+  }
+  const wanted = args.toLowerCase();
+  if (wanted === "keep") {
+    ctx.notice("info", `${AGENTS_FILE} was left as it is.`);
+    return ctx.changed();
+  }
+  if (wanted && wanted !== "replace") {
+    ctx.notice("error", `Unknown /init argument "${args}". Use /init, or /init replace.`);
+    return ctx.changed();
+  }
+  let outcome: InitOutcome | undefined;
+  await ctx.work("drafting AGENTS.md", async (signal) => {
+    outcome = await backend.initAgents!({ replace: wanted === "replace", signal });
+  });
+  if (!outcome) return;
+  switch (outcome.kind) {
+    case "exists":
+      // Never replaced without asking: the picker's answer comes back as /init replace|keep.
+      return ctx.open(picker("init", `${AGENTS_FILE} already exists. Replace it?`, [
+        { value: "keep", label: "Keep it", detail: "change nothing" },
+        { value: "replace", label: "Replace it", detail: "with a new draft from this repository" },
+      ]));
+    case "read_only":
+      ctx.add({
+        kind: "panel",
+        title: `${AGENTS_FILE} draft (read-only mode: nothing was written)`,
+        lines: outcome.text.split("\n"),
+      });
+      return ctx.changed();
+    case "written": {
+      const f = outcome.facts;
+      const found = [
+        f.languages.length ? f.languages.slice(0, 3).map((l) => l.name).join(", ") : "",
+        `${f.commands.length} command${f.commands.length === 1 ? "" : "s"}`,
+      ].filter(Boolean).join("; ");
+      const others = f.instructionFiles.filter((n) => n !== AGENTS_FILE);
+      ctx.notice(
+        "info",
+        `${outcome.replaced ? "Replaced" : "Wrote"} ${outcome.path} (${found}). Edit it: it is ` +
+          `read at the start of every session${
+            others.length ? `, after ${others.join(" and ")}` : ""
+          }.`,
+      );
+      return ctx.changed();
+    }
+  }
 }
 
 async function resume(ctx: SlashContext, args: string): Promise<void> {
@@ -173,6 +282,19 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     run: model,
   },
   {
+    name: "permissions",
+    description: "Show or set the permission mode (Shift+Tab cycles it)",
+    argumentHint: `[${SESSION_MODES.join("|")}]`,
+    immediate: true,
+    run: permissions,
+  },
+  {
+    name: "init",
+    description: "Draft an AGENTS.md from this repository for you to edit",
+    argumentHint: "[replace]",
+    run: init,
+  },
+  {
     name: "resume",
     description: "Continue a saved session of this workspace",
     argumentHint: "[session id]",
@@ -192,6 +314,24 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
         kind: "mcp",
         lines: mcpLines(mcp.servers(), mcp.prompts(), mcp.resources()),
         offset: 0,
+      });
+    },
+  },
+  {
+    name: "memory",
+    description: "List remembered, forgotten and earlier versions of facts; restore one",
+    argumentHint: MEMORY_USAGE,
+    run: (ctx, args) => {
+      const store = ctx.backend.memory?.();
+      if (!store) {
+        ctx.notice("info", "Memory is not available in this session.");
+        return ctx.changed();
+      }
+      return ctx.work("reading memory", async () => {
+        const result = await memoryCommand(store, args);
+        if (result.kind === "panel") {
+          ctx.add({ kind: "panel", title: result.title, lines: result.lines });
+        } else ctx.notice(result.level, result.text);
       });
     },
   },

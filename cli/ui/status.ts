@@ -1,11 +1,13 @@
 /**
  * The status line's content: model, context use (of the window and of the compaction
- * trigger), cache hit ratio and cost, shortened to fit narrow terminals.
+ * trigger), cache hit ratio (and the meter's prefix share), a warning after an unplanned cache
+ * break, and cost, shortened to fit narrow terminals.
  *
  * @module
  */
 import stringWidth from "string-width";
 import type { UsageTotals } from "../../core/agent/events.ts";
+import type { SessionCache } from "./usage.ts";
 
 /** What the status line reports. */
 export interface StatusInfo {
@@ -19,11 +21,13 @@ export interface StatusInfo {
   effort?: string;
   /** Permission preset, e.g. `ask`. */
   mode?: string;
+  /** The cache-break meter's measure of the session, once a request was made. */
+  cache?: SessionCache;
 }
 
 /** One piece of the line; higher `drop` numbers are dropped first when space runs out. */
 export interface StatusSegment {
-  key: "model" | "context" | "cache" | "cost" | "effort" | "mode";
+  key: "model" | "context" | "cache" | "break" | "cost" | "effort" | "mode";
   text: string;
   /** A shorter form tried before dropping the segment. */
   short?: string;
@@ -74,12 +78,27 @@ export function statusSegments(info: StatusInfo): StatusSegment[] {
       short: `ctx ${percent(used, info.contextWindow)}·${percent(used, trigger)}`,
       drop: 1,
     },
-    {
-      key: "cache",
-      text: `cache ${percent(info.totals.cacheHitTokens, info.totals.promptTokens)}`,
-      drop: 3,
-    },
   ];
+  const hit = `cache ${percent(info.totals.cacheHitTokens, info.totals.promptTokens)}`;
+  const bytes = info.cache?.requestBytes ?? 0;
+  segments.push({
+    key: "cache",
+    // The provider's reported hits, then the share of request bytes that repeated the prefix.
+    text: bytes > 0 ? `${hit} (prefix ${percent(info.cache!.cachedBytes, bytes)})` : hit,
+    short: hit,
+    drop: 3,
+  });
+  const last = info.cache?.last;
+  if (last && !last.planned) {
+    // The latest break was no maintenance step: something moved the prefix (docs/CONTEXT.md).
+    const count = info.cache!.unplanned;
+    segments.push({
+      key: "break",
+      text: `⚠ cache break: ${last.cause}${count > 1 ? ` (${count} unplanned)` : ""}`,
+      short: `⚠ break: ${last.cause}`,
+      drop: 0,
+    });
+  }
   if (info.totals.cost !== undefined) {
     segments.push({
       key: "cost",
@@ -88,7 +107,8 @@ export function statusSegments(info: StatusInfo): StatusSegment[] {
     });
   }
   if (info.effort) segments.push({ key: "effort", text: `effort ${info.effort}`, drop: 5 });
-  if (info.mode) segments.push({ key: "mode", text: info.mode, drop: 6 });
+  // Shift+Tab changes the mode, so it outlasts the effort when the line gets narrow.
+  if (info.mode) segments.push({ key: "mode", text: info.mode, drop: 4 });
   return segments;
 }
 

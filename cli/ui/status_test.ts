@@ -40,7 +40,7 @@ Deno.test("the status line shows model, context of window and of compaction, cac
 Deno.test("narrow terminals get short forms, then fewer segments, then a truncated model", () => {
   assert.equal(
     text(80),
-    "deepseek/deepseek-v4-flash · ctx 20%·25% · cache 75% · $0.0123 · effort high",
+    "deepseek/deepseek-v4-flash · ctx 20%·25% · cache 75% · $0.0123 · ask",
   );
   assert.equal(text(60), "deepseek/deepseek-v4-flash · ctx 20%·25% · $0.0123");
   assert.equal(text(40), "deepseek/deepseek-v4-flash · ctx 20%·25%");
@@ -74,4 +74,37 @@ Deno.test("an unpriced model shows no cost and an idle session shows no cache ra
     "ctx 0/128k 0% · 0% of compact",
     "cache –",
   ]);
+});
+
+Deno.test("the cache segment adds the meter's prefix share, and an unplanned break warns", () => {
+  const last = {
+    turn: 4,
+    cause: "tools" as const,
+    planned: false,
+    offset: 900,
+    bytesInvalidated: 30_000,
+    detail: "tools of MCP server github: removed mcp__github__search",
+  };
+  const withCache = (cache: StatusInfo["cache"]) =>
+    statusSegments({ ...info, cache }).map((s) => s.text).join(" · ");
+  assert.match(
+    withCache({ requestBytes: 200_000, cachedBytes: 180_000, unplanned: 0 }),
+    / · cache 75% \(prefix 90%\) · \$/,
+  );
+  const warned = withCache({ requestBytes: 200_000, cachedBytes: 150_000, unplanned: 2, last });
+  assert.match(warned, / · ⚠ cache break: tools \(2 unplanned\)/);
+  // A planned break (maintenance) is no warning.
+  const planned = withCache({
+    requestBytes: 200_000,
+    cachedBytes: 150_000,
+    unplanned: 2,
+    last: { ...last, cause: "prune", planned: true },
+  });
+  assert.doesNotMatch(planned, /⚠/);
+  // The warning outlives the cost and the cache share on a narrow line.
+  const narrow = fitStatus(
+    statusSegments({ ...info, cache: { requestBytes: 1, cachedBytes: 1, unplanned: 1, last } }),
+    60,
+  ).map((s) => s.text).join(" · ");
+  assert.equal(narrow, "deepseek/deepseek-v4-flash · ctx 20%·25% · ⚠ break: tools");
 });

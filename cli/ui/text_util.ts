@@ -3,6 +3,7 @@
  *
  * @module
  */
+import stringWidth from "string-width";
 import type { ToolResult } from "../../tools/types.ts";
 import type { Styles } from "./style.ts";
 
@@ -43,6 +44,43 @@ export function diffLines(diff: string, s: Styles, max: number): string[] {
 /** Whether text looks like a unified diff. */
 export function looksLikeDiff(text: string): boolean {
   return /^@@ .* @@/m.test(text) && /^[+-]/m.test(text);
+}
+
+/**
+ * Rows of a list with their details in one column: labels padded to the widest label of the
+ * whole list (so the column does not move while scrolling), but at most `maxLabel` columns.
+ * A longer label is cut with `…` (`overflow: "cut"`, for one-line rows), or kept whole with
+ * its detail moved to the next line at the column (`"wrap"`: the label then ends in a line
+ * break and the column's indent). Widths are terminal columns (CJK and emoji count double).
+ */
+export function alignColumns(
+  rows: readonly { label: string; detail?: string }[],
+  maxLabel: number,
+  overflow: "cut" | "wrap" = "cut",
+): { label: string; detail?: string }[] {
+  const fits = rows.map((r) => stringWidth(r.label)).filter((w) => w <= maxLabel);
+  const widest = overflow === "wrap"
+    ? Math.max(0, ...fits)
+    : Math.max(0, ...rows.map((r) => stringWidth(r.label)));
+  const column = Math.max(1, Math.min(widest, maxLabel));
+  return rows.map((row) => {
+    let label = row.label;
+    if (stringWidth(label) > column) {
+      if (overflow === "wrap") {
+        return { ...row, label: row.detail ? `${label}\n${" ".repeat(column)}` : label };
+      }
+      let cut = "";
+      for (const ch of label) {
+        if (stringWidth(cut + ch) > column - 1) break;
+        cut += ch;
+      }
+      label = `${cut}…`;
+    }
+    return {
+      ...row,
+      label: row.detail ? label + " ".repeat(column - stringWidth(label)) : label,
+    };
+  });
 }
 
 /** Spinner frames. */

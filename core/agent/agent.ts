@@ -14,7 +14,8 @@ import type {
 } from "../../providers/types.ts";
 import { ContextOverflowError } from "../../providers/errors.ts";
 import type { ContextManager, Prepared } from "../context/manager.ts";
-import { statedTokens } from "../context/summary.ts";
+import { CacheMeter, type CacheTotals } from "../context/cache_meter.ts";
+import { statedLimit, statedTokens } from "../context/summary.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
 import type { SharedToolContext, ToolResult } from "../../tools/types.ts";
 import { ReasonixError } from "../../errors.ts";
@@ -66,6 +67,11 @@ export interface AgentOptions {
    * prompt. Without it the input text is appended as it is.
    */
   turns?: TurnSource;
+  /**
+   * Measures every request against the previous one of the session (cache breaks). Pass the
+   * session's meter when a new agent continues a session (a model switch); default a new one.
+   */
+  cacheMeter?: CacheMeter;
 }
 
 /** Turns user input into the user message to append, and the events that caused. */
@@ -154,9 +160,16 @@ export class Agent implements Runner {
   readonly #opts: AgentOptions;
   /** View size at the last compaction made for the output budget: don't pay again until it grows. */
   #lastBudgetCompaction = -Infinity;
+  readonly #meter: CacheMeter;
 
   constructor(opts: AgentOptions) {
     this.#opts = { ...opts };
+    this.#meter = opts.cacheMeter ?? CacheMeter.for(opts.provider);
+  }
+
+  /** The session's cache-break meter (summary requests report to it too). */
+  get cacheMeter(): CacheMeter {
+    return this.#meter;
   }
 
   /**
@@ -187,6 +200,7 @@ export class Agent implements Runner {
     let failure: { code: string; message: string } | undefined;
     let detail: string | undefined;
     const storms = new StormBreaker();
+    const metered = this.#meter.totals;
 
     const turn: BuiltTurn = o.turns
       ? await o.turns.build(input, session, { signal })
@@ -260,6 +274,7 @@ export class Agent implements Runner {
         let rescued = false;
         while (true) {
           const request = this.#request(prepared, plan.maxOutputTokens);
+          yield* this.#measure(request, { turn: turns, prepared, totals, since: metered });
           yield { type: "request_start", turn: turns, model: o.model };
           let output = false;
           streamError = undefined;
@@ -314,6 +329,7 @@ export class Agent implements Runner {
                 signal,
                 turnStart,
                 statedPromptTokens: statedTokens(streamError.message),
+                statedLimit: statedLimit(streamError.message),
               });
               plan = this.#outputPlan(prepared);
             } catch (error) {
@@ -394,6 +410,21 @@ export class Agent implements Runner {
     };
     if (maxOutputTokens !== undefined) request.maxOutputTokens = maxOutputTokens;
     return request;
+  }
+
+  /**
+   * Measures a request about to be sent and reports its cache break (and those of summary
+   * requests made while preparing it); the run's totals carry the measured bytes.
+   */
+  *#measure(
+    request: ProviderRequest,
+    at: { turn: number; prepared: Prepared; totals: UsageTotals; since: CacheTotals },
+  ): Iterable<AgentEvent> {
+    this.#meter.observe(request, { turn: at.turn, reports: at.prepared.reports });
+    const now = this.#meter.totals;
+    at.totals.requestBytes = now.bytes - at.since.bytes;
+    at.totals.cachedBytes = now.cachedBytes - at.since.cachedBytes;
+    for (const cacheBreak of this.#meter.take(at.turn)) yield { type: "cache_break", cacheBreak };
   }
 
   #outputPlan(prepared: Prepared): { maxOutputTokens?: number; compact?: boolean } {

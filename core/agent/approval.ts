@@ -16,6 +16,11 @@ export interface ApprovalRequest {
   kind: "tool" | "write_scope";
   /** Tool name as the model called it. */
   tool: string;
+  /**
+   * The call asked about (`ToolCall.id`, as in its `tool_start` event), so a front end can
+   * show what it would do, e.g. the diff of an edit.
+   */
+  callId?: string;
   /** One line for the prompt, e.g. `bash: npm test`. */
   summary: string;
   /** Longer context: the full command, a diff, the justification. */

@@ -6,6 +6,7 @@
  */
 import type { ImagePart, ToolCall, Usage } from "../../providers/types.ts";
 import type { ToolResult } from "../../tools/types.ts";
+import type { CacheBreak } from "../context/cache_meter.ts";
 import type { CompactionReport } from "../context/manager.ts";
 import type { ApprovalChoice, ApprovalRequest } from "./approval.ts";
 
@@ -35,6 +36,10 @@ export interface UsageTotals {
   cost?: number;
   /** The currency of `cost`, e.g. `USD`. */
   currency?: string;
+  /** Request body bytes the cache-break meter measured (summary requests included). */
+  requestBytes?: number;
+  /** Of them, bytes identical to the start of the request before: what a prefix cache can serve. */
+  cachedBytes?: number;
 }
 
 /**
@@ -115,6 +120,14 @@ export type AgentEvent =
     /** Context maintenance ran: pruning, a summary checkpoint, truncation, or a failure. */
     type: "compaction";
     report: CompactionReport;
+  }
+  | {
+    /**
+     * A request did not extend the previous request of its session: where the bytes first
+     * differ, how many cached bytes that voids, and why (see `docs/CONTEXT.md`).
+     */
+    type: "cache_break";
+    cacheBreak: CacheBreak;
   }
   | { type: "notice"; level: "info" | "warning"; message: string }
   | {

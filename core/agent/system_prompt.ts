@@ -38,7 +38,7 @@ export const SYSTEM_PROMPT: string =
 export interface EnvironmentFacts {
   workspaceRoot: string;
   platform: string;
-  /** ISO date, `YYYY-MM-DD`. */
+  /** The user's local date, `YYYY-MM-DD` with its UTC offset: `2026-12-01 (UTC+08:00)`. */
   date: string;
   isGitRepo: boolean;
 }
@@ -70,10 +70,19 @@ export function decorateUserTurn(
     return `${environmentBlock(facts)}\n\n${text}`;
   }
   const lastDate = [...earlierUser].reverse()
-    .map((m) => /(?:^|\n)(?:date: |<date>)(\d{4}-\d{2}-\d{2})/.exec(m.content)?.[1])
+    .map((m) => dayIn(m.content))
     .find((d) => d !== undefined);
-  if (lastDate !== undefined && lastDate !== facts.date) {
-    return `<date>${facts.date}</date>\n\n${text}`;
+  // The day decides, not the offset: a DST switch alone is no news. The new date is a suffix
+  // of this turn, after the user's text, so nothing earlier in the prefix moves.
+  if (lastDate !== undefined && lastDate !== facts.date.slice(0, 10)) {
+    return `${text}\n\n<date>${facts.date}</date>`;
   }
   return text;
+}
+
+/** The day a user message told the model: its last `<date>` line, else its environment block. */
+function dayIn(content: string): string | undefined {
+  const tags = [...content.matchAll(/\n<date>(\d{4}-\d{2}-\d{2})/g)];
+  if (tags.length > 0) return tags.at(-1)![1];
+  return /(?:^|\n)(?:date: |<date>)(\d{4}-\d{2}-\d{2})/.exec(content)?.[1];
 }

@@ -27,6 +27,6 @@ Deno.test("later user turns are plain unless the date changed", () => {
   assert.equal(decorateUserTurn("b", history, facts), "b");
   const tomorrow = { ...facts, date: "2026-12-01" };
   const c = decorateUserTurn("c", history, tomorrow);
-  assert.equal(c, "<date>2026-12-01</date>\n\nc");
+  assert.equal(c, "c\n\n<date>2026-12-01</date>");
   assert.equal(decorateUserTurn("d", [...history, { role: "user", content: c }], tomorrow), "d");
 });

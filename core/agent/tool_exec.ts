@@ -8,15 +8,16 @@
 import type { ToolCall } from "../../providers/types.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
 import { localWorkspace } from "../../tools/workspace/local.ts";
-import type {
-  SharedToolContext,
-  Tool,
-  ToolAccess,
-  ToolContext,
-  ToolErrorCode,
-  ToolResult,
+import {
+  MAX_RAW_CONTENT_BYTES,
+  type SharedToolContext,
+  type Tool,
+  type ToolAccess,
+  type ToolContext,
+  type ToolErrorCode,
+  type ToolResult,
 } from "../../tools/types.ts";
-import { boundText } from "./bound.ts";
+import { boundText, MAX_TOOL_CONTENT_BYTES } from "./bound.ts";
 import type { AgentEvent } from "./events.ts";
 
 /** Outcome of a permission check. */
@@ -167,8 +168,46 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
   }
   // Every failure carries a code; a tool that named none reported a plain failure.
   if (result.isError && result.code === undefined) result = { ...result, code: "failed" };
+  return boundResult(result);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Bounds a result the one way every tool gets: `content` to the provider-visible 32 KB and
+ * the raw text (the tool's own, or the unshortened content) to
+ * {@linkcode MAX_RAW_CONTENT_BYTES}. Raw text over the cap keeps its start, and the content
+ * says how much was kept, so the model knows paging will not reach the end.
+ */
+export function boundResult(
+  result: ToolResult,
+  opts: { rawMaxBytes?: number } = {},
+): ToolResult {
   const content = boundText(result.content);
-  return content === result.content
-    ? result
-    : { ...result, content, raw: result.raw ?? result.content };
+  const full = result.raw ?? (content === result.content ? undefined : result.content);
+  if (full === undefined) return result;
+  const rawMax = opts.rawMaxBytes ?? MAX_RAW_CONTENT_BYTES;
+  // Fast path: a UTF-8 string is at most 3 bytes per UTF-16 unit.
+  const fullBytes = full.length * 3 <= rawMax ? 0 : encoder.encode(full).length;
+  if (fullBytes <= rawMax) return { ...result, content, raw: full };
+  const kept = utf8Head(full, rawMax - encoder.encode(CUT_MARKER).length);
+  const note = `[the first ${kept.bytes} bytes of the full result (${fullBytes} bytes) are kept ` +
+    "for `session:tool_result`; the rest is not kept]";
+  const room = MAX_TOOL_CONTENT_BYTES - encoder.encode(note).length - 1;
+  return {
+    ...result,
+    content: `${boundText(result.content, room)}\n${note}`,
+    raw: kept.text + CUT_MARKER,
+  };
+}
+
+/** Ends raw text cut at the cap, so a page that reaches the end says the rest is missing. */
+const CUT_MARKER = "\n[cut here: the remaining bytes were not kept]";
+
+/** The longest start of `text` within `maxBytes` UTF-8 bytes, never splitting a character. */
+function utf8Head(text: string, maxBytes: number): { text: string; bytes: number } {
+  const bytes = encoder.encode(text);
+  let end = Math.min(maxBytes, bytes.length);
+  while (end > 0 && end < bytes.length && (bytes[end] & 0xc0) === 0x80) end--;
+  return { text: new TextDecoder().decode(bytes.subarray(0, end)), bytes: end };
 }

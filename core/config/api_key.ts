@@ -42,10 +42,32 @@ export async function resolveApiKey(
 
   const declared = provider.source?.api_key_env_from?.file ??
     provider.source?.declared_in.file ?? BUILTIN_SOURCE;
+  if (looksLikeApiKey(name)) {
+    // A library caller's config skips the loader's check; the name is still never repeated.
+    throw new ConfigError({
+      problem: `api_key_env of provider "${provider.name}" (in ${declared}) looks like an API ` +
+        `key itself, not the name of an environment variable (the value is not shown)`,
+      fix: `put the key in ${join(opts.home, ".env")} as NAME=<your key> and set api_key_env = ` +
+        `"NAME"`,
+    });
+  }
   throw new ConfigError({
     problem: `${name} is not set (provider "${provider.name}" in ${declared})`,
     fix: `export ${name}=... or add it to ${join(opts.home, ".env")}`,
   });
+}
+
+/**
+ * Whether an `api_key_env` value looks like an API key rather than a variable name: a vendor
+ * key prefix (`sk-`, `sk_live_`, `ghp_`, `AIza`), or a long run mixing lower case and digits
+ * that variable names (`DEEPSEEK_API_KEY`) do not have.
+ */
+export function looksLikeApiKey(value: string): boolean {
+  if (/^(sk|pk|rk|ak)[-_]|^(ghp|gho|github_pat|xox[abp]|glpat)[-_]|^AIza/i.test(value)) return true;
+  if (value.length < 20 || !/\d/.test(value)) return false;
+  const lower = /[a-z]/.test(value);
+  const upper = /[A-Z]/.test(value);
+  return (lower && upper) || (lower && !value.includes("_")) || value.length >= 32;
 }
 
 function checkKeyRelease(provider: ProviderConfig, name: string, home: string): void {

@@ -17,12 +17,18 @@ export interface ConfigErrorDetails {
   line?: number;
   /** 1-based column in `file`. */
   column?: number;
+  /**
+   * Findings that may explain the problem, one line each: warnings about ignored keys (a
+   * `[[provider]]` typo behind an unknown model). Printed after the fix as `note: <line>`.
+   */
+  notes?: readonly string[];
   cause?: unknown;
 }
 
 /**
  * An invalid, unreadable or incomplete configuration. `message` is ready to print:
- * `<file>:<line>:<col>: <problem>` and, on the next line, `fix: <what to do>`.
+ * `<file>:<line>:<col>: <problem>`, on the next line `fix: <what to do>`, then a
+ * `note: <finding>` line for each finding that may explain it.
  *
  * @example A printable configuration problem
  * ```ts
@@ -49,6 +55,8 @@ export class ConfigError extends ReasonixError {
   readonly line?: number;
   /** 1-based column in `file`. */
   readonly column?: number;
+  /** Findings that may explain the problem (see {@link ConfigErrorDetails.notes}). */
+  readonly notes: readonly string[];
 
   /** Formats `details` into a printable message. */
   constructor(details: ConfigErrorDetails) {
@@ -59,6 +67,7 @@ export class ConfigError extends ReasonixError {
     this.file = details.file;
     this.line = details.line;
     this.column = details.column;
+    this.notes = details.notes ?? [];
   }
 }
 
@@ -72,5 +81,6 @@ function formatConfigError(d: ConfigErrorDetails): string {
     }
     where += ": ";
   }
-  return d.fix ? `${where}${d.problem}\nfix: ${d.fix}` : `${where}${d.problem}`;
+  const head = d.fix ? `${where}${d.problem}\nfix: ${d.fix}` : `${where}${d.problem}`;
+  return [head, ...(d.notes ?? []).map((n) => `note: ${n}`)].join("\n");
 }

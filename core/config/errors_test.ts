@@ -30,3 +30,19 @@ Deno.test("ConfigError leaves out the parts of the location it does not know", (
   assert.equal(new ConfigError({ file: "f.toml", line: 2, problem: "p" }).message, "f.toml:2: p");
   assert.equal(new ConfigError({ problem: "p", fix: "x" }).message, "p\nfix: x");
 });
+
+Deno.test("ConfigError lists the findings that may explain it after the fix", () => {
+  const err = new ConfigError({
+    file: "c.toml",
+    line: 1,
+    problem: 'unknown model "mock"',
+    fix: "set default_model",
+    notes: ["c.toml:3: unknown table [[provider]] is ignored; did you mean [[providers]]?"],
+  });
+  assert.equal(
+    err.message,
+    'c.toml:1: unknown model "mock"\nfix: set default_model\n' +
+      "note: c.toml:3: unknown table [[provider]] is ignored; did you mean [[providers]]?",
+  );
+  assert.deepEqual(new ConfigError({ problem: "p" }).notes, []);
+});

@@ -4,9 +4,12 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { z } from "zod";
-import { providerKinds } from "../../providers/registry.ts";
+import { providerKindDescriptor, providerKinds } from "../../providers/registry.ts";
+import { displayUrl } from "../../providers/http.ts";
+import { endpointUrl } from "../../providers/settings.ts";
+import { looksLikeApiKey } from "./api_key.ts";
 import { BUILTIN_SOURCE, builtinDefaults } from "./defaults.ts";
 import { loadHomeDotenv } from "./dotenv.ts";
 import { endpointOrigins } from "./endpoint.ts";
@@ -16,12 +19,15 @@ import { expandVars, referencedVars, VarExpansionError, type VarLookup } from ".
 import { reasonixHome } from "./home.ts";
 import { mergeLayers } from "./merge.ts";
 import {
+  knownKeysAt,
   type LayerData,
   type LayerProvider,
   layerSchema,
   LEGACY_KEYS,
   PROVIDER_KEYS,
 } from "./schema.ts";
+import { knownContextWindow } from "./known_models.ts";
+import { suggestKey } from "./suggest.ts";
 import { type KeyPath, locateKey, tomlKeyPositions } from "./toml_locate.ts";
 import { canonicalPathSync } from "../permission/confine.ts";
 import { isWithin } from "../../tools/paths.ts";
@@ -96,6 +102,10 @@ interface Context {
   cwd: string;
   /** A permission mode a project file asked for, applied later only if it tightens. */
   projectMode?: { value: string; source: string };
+  /** Warnings about ignored keys outside `[[providers]]`, for notes on later errors. */
+  ignored: string[];
+  /** Warnings about ignored keys of each provider (by name), for notes on later errors. */
+  providerIgnored: Map<string, string[]>;
 }
 
 /**
@@ -112,6 +122,8 @@ export async function loadConfig(opts: LoadConfigOptions): Promise<LoadedConfig>
     keyVars: new Map(),
     userConfigPath: join(home, "config.toml"),
     cwd: opts.cwd,
+    ignored: [],
+    providerIgnored: new Map(),
   };
 
   const layers: Layer[] = [
@@ -197,12 +209,14 @@ function prepareLayer(input: LayerInput, ctx: Context): Layer {
       const path = [...issue.path, key] as KeyPath;
       unknown.push({
         line: locate(layer, path).line ?? 0,
-        text: `${where(layer, path)}unknown key "${describeKey(path, raw)}" is ignored`,
+        text: `${where(layer, path)}${unknownKeyText(path, parent[key], raw)}`,
       });
       delete parent[key];
     }
   }
-  ctx.warnings.push(...unknown.sort((a, b) => a.line - b.line).map((w) => w.text));
+  const sorted = unknown.sort((a, b) => a.line - b.line).map((w) => w.text);
+  ctx.warnings.push(...sorted);
+  ctx.ignored.push(...sorted);
 
   expandTree(raw, [], { layer, root: raw, ctx });
 
@@ -370,6 +384,34 @@ function expandString(text: string, path: KeyPath, { layer, root, ctx }: ExpandS
   }
 }
 
+/**
+ * `unknown key "agent.max_turn" is ignored; did you mean "agent.max_turns"?`, or for a table
+ * `unknown table [[provider]] is ignored; did you mean [[providers]]?`: the suggestion is the
+ * closest key the schema knows in the same table, written the way that key is written.
+ */
+function unknownKeyText(path: KeyPath, value: unknown, root: Table): string {
+  const parentPath = path.slice(0, -1);
+  const key = String(path[path.length - 1]);
+  const known = knownKeysAt(parentPath) ?? [];
+  const near = suggestKey(key, known.map((k) => k.key));
+  const form = known.find((k) => k.key === near)?.form ?? "key";
+  // Inside a provider table the path is relative to it and the table is named after it.
+  const inProvider = path[0] === "providers" && typeof path[1] === "number";
+  const show = (name: string, as: "key" | "table" | "array") => {
+    const full = dotted([...(inProvider ? parentPath.slice(2) : parentPath), name]);
+    return as === "array" ? `[[${full}]]` : as === "table" ? `[${full}]` : `"${full}"`;
+  };
+  const table = inProvider ? ` in ${describeKey(path.slice(0, 2), root)}` : "";
+  const own = Array.isArray(value) && value.length > 0 && value.every(isTable)
+    ? "array"
+    : isTable(value)
+    ? "table"
+    : "key";
+  const what = own === "key" ? `unknown key ${show(key, own)}` : `unknown table ${show(key, own)}`;
+  return `${what}${table} is ignored` +
+    (near === undefined ? "" : `; did you mean ${show(near, form)}?`);
+}
+
 function checkProviders(layer: Layer, ctx: Context): void {
   const seen = new Map<string, number>();
   (layer.data.providers ?? []).forEach((p, i) => {
@@ -384,6 +426,15 @@ function checkProviders(layer: Layer, ctx: Context): void {
       });
     }
     seen.set(p.name, i);
+    if (p.api_key_env !== undefined && looksLikeApiKey(p.api_key_env)) {
+      const path: KeyPath = ["providers", i, "api_key_env"];
+      throw keyInNameError(
+        locate(layer, path),
+        describeKey(path, { providers: layer.data.providers }),
+        p.name,
+        layer.source,
+      );
+    }
     if (p.kind !== undefined && !ctx.knownKinds.includes(p.kind)) {
       const known = ctx.knownKinds.length ? ctx.knownKinds.join(", ") : "none registered";
       throw new ConfigError({
@@ -440,41 +491,131 @@ function checkCapabilityOptions(p: LayerProvider, layer: Layer, index: number): 
   }
 }
 
-/** Keys the config layer does not interpret are kind-specific options (`web_search`, ...). */
+/**
+ * Options every kind accepts: the capability declarations, and `web_search`, a key of the
+ * specification's example no kind reads yet.
+ */
+const GENERIC_OPTIONS: readonly string[] = [...Object.keys(CAPABILITY_OPTIONS), "web_search"];
+
+/** Every option key some registered kind declares, plus {@link GENERIC_OPTIONS}. */
+function declaredOptions(ctx: Context): Set<string> {
+  const out = new Set<string>(GENERIC_OPTIONS);
+  for (const kind of ctx.knownKinds) {
+    for (const key of providerKindDescriptor(kind).options ?? []) out.add(key);
+  }
+  return out;
+}
+
+/**
+ * Keys the config layer does not interpret are kind-specific options (`thinking`, ...), checked
+ * against the final kind in {@link buildProvider}. A key that misspells one the config layer
+ * does interpret (`base_ur`) is dropped with a warning: passed on as an option it would only
+ * surface later as a puzzling "needs base_url".
+ */
 function moveExtrasToOptions(
   p: LayerProvider,
   { layer, index }: { layer: Layer; index: number },
   ctx: Context,
 ): void {
   const known = new Set<string>(PROVIDER_KEYS);
+  const options = declaredOptions(ctx);
   const extras: Table = {};
   for (const key of Object.keys(p)) {
     if (known.has(key)) continue;
-    extras[key] = p[key];
+    const value = p[key];
     delete p[key];
-    const near = PROVIDER_KEYS.find((k) => editDistance(k, key) <= 2);
-    if (near && key.length > 3) {
-      ctx.warnings.push(
-        `${where(layer, ["providers", index, key])}unknown key "${key}" in [[providers]] ` +
-          `"${p.name}" is kept as a kind-specific option; did you mean "${near}"?`,
-      );
+    const near = options.has(key) ? undefined : suggestKey(key, PROVIDER_KEYS);
+    if (near === undefined) {
+      extras[key] = value;
+      continue;
     }
+    const text = `${where(layer, ["providers", index, key])}unknown key "${key}" in ` +
+      `[[providers]] "${p.name}" is ignored; did you mean "${near}"?`;
+    ctx.warnings.push(text);
+    providerIgnored(ctx, p.name).push(text);
   }
   if (Object.keys(extras).length) p.options = { ...extras, ...p.options };
 }
 
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0];
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const up = row[j];
-      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = up;
-    }
+function providerIgnored(ctx: Context, name: string): string[] {
+  let list = ctx.providerIgnored.get(name);
+  if (!list) ctx.providerIgnored.set(name, list = []);
+  return list;
+}
+
+/**
+ * The provider's options without those its kind does not read, each dropped with a warning at
+ * the line that set it. A kind that declares no option list (a library's own) gets them all.
+ */
+function checkedOptions(
+  p: LayerProvider & { kind: string },
+  occ: Occurrence[],
+  ctx: Context,
+): Table {
+  const options: Table = { ...(p.options ?? {}) };
+  const declared = providerKindDescriptor(p.kind).options;
+  if (!declared) return options;
+  const reads = [...declared, ...GENERIC_OPTIONS];
+  for (const key of Object.keys(options)) {
+    if (reads.includes(key)) continue;
+    delete options[key];
+    const at = optionFrom(occ, key);
+    const near = suggestKey(key, [...PROVIDER_KEYS, ...reads]);
+    const text = `${at ? atText(at) : ""}unknown key "${key}" in [[providers]] "${p.name}" ` +
+      `is ignored: kind "${p.kind}" reads no such option (it reads ${reads.join(", ")})` +
+      (near === undefined ? "" : `; did you mean "${near}"?`);
+    ctx.warnings.push(text);
+    providerIgnored(ctx, p.name).push(text);
   }
-  return row[b.length];
+  return options;
+}
+
+function atText(at: SourceLocation): string {
+  return at.line === undefined ? `${at.file}: ` : `${at.file}:${at.line}: `;
+}
+
+/**
+ * A `base_url` that already ends in the path the kind appends (`…/v1/chat/completions`) would
+ * be requested with the path twice. The path is taken off, with one warning, so the kind
+ * requests the URL as written; with a query string (`?api-version=…`), which the kind's path
+ * cannot follow, the URL becomes the verbatim request URL instead.
+ */
+function endpointOfBase(
+  p: LayerProvider & { kind: string },
+  occ: Occurrence[],
+  ctx: Context,
+): { base_url?: string; request_url?: string } {
+  const requestPath = providerKindDescriptor(p.kind).requestPath;
+  const base = p.base_url;
+  const unchanged = { base_url: base, request_url: p.request_url };
+  if (!requestPath || base === undefined || p.request_url !== undefined || p.chat_url) {
+    return unchanged;
+  }
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    return unchanged;
+  }
+  const path = url.pathname.replace(/\/+$/, "");
+  // `/v1/messages` also matches a base ending in `/messages` (`…/anthropic/messages`).
+  const tails = requestPath.startsWith("/v1/")
+    ? [requestPath, requestPath.slice(3)]
+    : [requestPath];
+  const suffix = tails.find((tail) => path.endsWith(tail));
+  if (suffix === undefined) return unchanged;
+  const root = `${url.origin}${path.slice(0, -suffix.length)}`;
+  const request = url.search === ""
+    ? endpointUrl({ name: p.name, model: "", baseUrl: root }, requestPath)
+    : `${url.origin}${path}${url.search}`;
+  const at = fieldFrom(occ, "base_url");
+  ctx.warnings.push(
+    `${at ? atText(at) : ""}base_url in [[providers]] "${p.name}" ends in ${suffix}, the path ` +
+      `Reasonix appends itself; using ${displayUrl(root)} as the base, so requests go to ` +
+      `${displayUrl(request)}. Set base_url = "${displayUrl(root)}" to silence ` +
+      "this warning",
+  );
+  return url.search === "" ? { base_url: root } : { base_url: root, request_url: request };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -490,6 +631,17 @@ function issueError(layer: Layer, raw: Table, issues: z.ZodError["issues"]): Con
   const key = describeKey(path, raw);
   const value = valueAt(raw, path);
   const requirement = issue.message;
+  if (path[path.length - 1] === "api_key_env" && typeof value === "string") {
+    // Whatever is in there is most likely the key itself: it is never repeated.
+    return keyInNameError(at, key, providerNameAt(raw, path), layer.source);
+  }
+  if (path.includes("headers") && value !== undefined) {
+    return new ConfigError({
+      ...at,
+      problem: `${key} must be ${requirement} (the value is not shown: it may be a credential)`,
+      fix: `set ${key} to ${requirement}`,
+    });
+  }
   return new ConfigError({
     ...at,
     problem: value === undefined
@@ -497,6 +649,36 @@ function issueError(layer: Layer, raw: Table, issues: z.ZodError["issues"]): Con
       : `${key} must be ${requirement}, got ${show(value)}`,
     fix: value === undefined ? `add ${key}, ${requirement}` : `set ${key} to ${requirement}`,
   });
+}
+
+/** `api_key_env` holds something that is not a variable name, most likely the key itself. */
+function keyInNameError(
+  at: { file?: string; line?: number; column?: number },
+  key: string,
+  provider: string | undefined,
+  source: string,
+): ConfigError {
+  const name = suggestedKeyVar(provider);
+  const dotenv = source === BUILTIN_SOURCE ? "<home>/.env" : join(dirname(source), ".env");
+  return new ConfigError({
+    ...at,
+    problem: `${key} must be the name of an environment variable that holds the key, not the ` +
+      `key itself (the value is not shown)`,
+    fix: `put the key in ${dotenv} as ${name}=<your key> (or export ${name}) and set ` +
+      `api_key_env = "${name}"`,
+  });
+}
+
+/** `OPENROUTER_API_KEY` for a provider named `openrouter`. */
+function suggestedKeyVar(provider: string | undefined): string {
+  const stem = (provider ?? "").toUpperCase().replace(/[^A-Z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  return `${/^[A-Z_]/.test(stem) ? stem : `PROVIDER_${stem}`}_API_KEY`.replace(/^_API/, "API");
+}
+
+function providerNameAt(root: Table, path: KeyPath): string | undefined {
+  if (path[0] !== "providers" || typeof path[1] !== "number") return undefined;
+  const entry = (root.providers as unknown[] | undefined)?.[path[1]];
+  return isTable(entry) && typeof entry.name === "string" ? entry.name : undefined;
 }
 
 function locate(layer: Layer, path: KeyPath): { file: string; line?: number; column?: number } {
@@ -651,6 +833,7 @@ function finalize(merged: LayerData, layers: Layer[], ctx: Context): Config {
   sandboxOrigins(config.sandbox, layers);
   const defaultLine = defaultFrom && locate(defaultFrom, ["default_model"]).line;
   if (defaultLine !== undefined) config.default_model_line = defaultLine;
+  if (ctx.ignored.length) config.ignored = [...ctx.ignored];
   if (merged.keep !== undefined) config.keep = merged.keep;
   if (merged.recent_keep !== undefined) config.recent_keep = merged.recent_keep;
   return config;
@@ -660,23 +843,26 @@ function buildProvider(p: LayerProvider, layers: Layer[], ctx: Context): Provide
   const occ = occurrences(layers, p.name);
   const top = occ[occ.length - 1];
   const header = locate(top.layer, ["providers", top.index]);
+  // A typo elsewhere in the table (`knid`, `modles`) may be why something is missing here.
+  const notes = ctx.providerIgnored.get(p.name) ?? [];
   if (p.kind === undefined) {
     throw new ConfigError({
       ...header,
       problem: `[[providers]] "${p.name}" has no kind`,
       fix: `add kind = "${ctx.knownKinds[0] ?? "openai"}" to the [[providers]] table "${p.name}"` +
         (ctx.knownKinds.length ? ` (known kinds: ${ctx.knownKinds.join(", ")})` : ""),
+      notes,
     });
   }
+  const models = p.models ?? [];
   if (p.context_window === undefined) {
     throw new ConfigError({
       ...header,
       problem: `[[providers]] "${p.name}" has no context_window`,
-      fix: `add context_window = <tokens> (the models' context window) to [[providers]] ` +
-        `"${p.name}"`,
+      fix: contextWindowFix(p.name, p.default === undefined ? models : [p.default, ...models]),
+      notes,
     });
   }
-  const models = p.models ?? [];
   if (p.default !== undefined && models.length > 0 && !models.includes(p.default)) {
     const at = fieldFrom(occ, "default")!;
     throw new ConfigError({
@@ -685,8 +871,12 @@ function buildProvider(p: LayerProvider, layers: Layer[], ctx: Context): Provide
       problem: `default = "${p.default}" in [[providers]] "${p.name}" is not one of its ` +
         `models (${models.join(", ")})`,
       fix: `set default to one of the listed models, or add "${p.default}" to models`,
+      notes,
     });
   }
+  const kinded = { ...p, kind: p.kind };
+  const options = checkedOptions(kinded, occ, ctx);
+  const endpoint = endpointOfBase(kinded, occ, ctx);
 
   const source: ProviderSource = {
     declared_in: sourceLocation(occ[0].layer, ["providers", occ[0].index]),
@@ -696,20 +886,26 @@ function buildProvider(p: LayerProvider, layers: Layer[], ctx: Context): Provide
     const from = fieldFrom(occ, key);
     if (from) source.endpoint_from[key] = from;
   }
+  if (endpoint.request_url !== undefined && p.request_url === undefined) {
+    // The request URL is the base_url as written: that is the line to blame or quote.
+    source.endpoint_from.request_url = source.endpoint_from.base_url;
+  }
   const keyFrom = fieldFrom(occ, "api_key_env");
   if (keyFrom) source.api_key_env_from = keyFrom;
-  for (const key of Object.keys(p.options ?? {})) {
+  for (const key of Object.keys(options)) {
     const from = optionFrom(occ, key);
     if (from) (source.options_from ??= {})[key] = from;
   }
   const bindings = p.api_key_env ? ctx.keyVars.get(p.api_key_env) : undefined;
   if (bindings) source.trusted_key_bindings = bindings;
+  const ignored = ctx.providerIgnored.get(p.name);
+  if (ignored?.length) source.ignored = [...ignored];
 
   return withoutUndefined<ProviderConfig>({
     name: p.name,
     kind: p.kind,
-    base_url: p.base_url,
-    request_url: p.request_url,
+    base_url: endpoint.base_url,
+    request_url: endpoint.request_url,
     chat_url: p.chat_url,
     models,
     default: p.default,
@@ -719,7 +915,30 @@ function buildProvider(p: LayerProvider, layers: Layer[], ctx: Context): Provide
     model_overrides: p.model_overrides ?? {},
     price: p.price,
     headers: p.headers ?? {},
-    options: p.options ?? {},
+    options,
     source,
   });
+}
+
+/**
+ * The fix for a missing `context_window`: the documented window of the provider's models when
+ * the table of known models has them (the smallest, so no listed model overflows), else how to
+ * find it.
+ */
+function contextWindowFix(provider: string, listed: readonly string[]): string {
+  const models = [...new Set(listed)];
+  const known = models
+    .map((model) => ({ model, window: knownContextWindow(model) }))
+    .filter((k): k is { model: string; window: number } => k.window !== undefined)
+    .sort((a, b) => a.window - b.window);
+  if (known.length === 0) {
+    return `add context_window = <tokens> (the models' context window, from the provider's ` +
+      `model documentation) to [[providers]] "${provider}"`;
+  }
+  const { model, window } = known[0];
+  const others = models.length > 1
+    ? "; a model with a larger window can have its own in [providers.model_overrides.<model>]"
+    : "";
+  return `add context_window = ${window} (the documented window of ${model}) to [[providers]] ` +
+    `"${provider}"${others}`;
 }

@@ -294,7 +294,7 @@ context_window = 131072
   });
 });
 
-Deno.test("loadConfig keeps unknown provider keys as kind-specific options", async () => {
+Deno.test("loadConfig keeps kind-specific options and drops a typo of a provider key", async () => {
   await withDirs(async (dirs) => {
     await dirs.write(
       dirs.userConfig,
@@ -311,13 +311,13 @@ thinking = "enabled"
     assert.deepEqual(config.providers[0].options, {
       web_search: true,
       vision_models: ["deepseek-v4-flash-vision-exp"],
-      api_key_evn: "TYPO",
       thinking: "enabled",
     });
-    assert.deepEqual(config.warnings, [
-      `${dirs.userConfig}:5: unknown key "api_key_evn" in [[providers]] "deepseek" is kept ` +
-      `as a kind-specific option; did you mean "api_key_env"?`,
-    ]);
+    const typo = `${dirs.userConfig}:5: unknown key "api_key_evn" in [[providers]] "deepseek" ` +
+      `is ignored; did you mean "api_key_env"?`;
+    assert.deepEqual(config.warnings, [typo]);
+    // Kept for a later error the typo may explain.
+    assert.deepEqual(config.providers[0].source?.ignored, [typo]);
   });
 });
 
@@ -346,9 +346,12 @@ context_editing = "native"
     assert.deepEqual(config.providers[0].options, {});
     assert.deepEqual(config.warnings, [
       `${dirs.userConfig}:2: unknown key "colour" is ignored`,
-      `${dirs.userConfig}:9: unknown key "agent.max_turn" is ignored`,
-      `${dirs.projectConfig}:2: unknown key "tools.enable" is ignored`,
+      `${dirs.userConfig}:9: unknown key "agent.max_turn" is ignored; did you mean ` +
+      `"agent.max_turns"?`,
+      `${dirs.projectConfig}:2: unknown key "tools.enable" is ignored; did you mean ` +
+      `"tools.enabled"?`,
     ]);
+    assert.deepEqual(config.ignored, config.warnings);
   });
 });
 

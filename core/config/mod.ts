@@ -37,6 +37,13 @@ export { applyFlags, type ConfigFlags } from "./flags.ts";
 export { type ApiKeyOptions, resolveApiKey } from "./api_key.ts";
 export { type EndpointOrigin, endpointOrigins, originOf } from "./endpoint.ts";
 export { providerFromConfig } from "./provider_setup.ts";
+export {
+  knownContextWindow,
+  type PresetGroup,
+  PROVIDER_PRESETS,
+  type ProviderPreset,
+  providerPreset,
+} from "./presets.ts";
 export { resolveModel } from "./resolve_model.ts";
 export {
   automaticOutputTokens,

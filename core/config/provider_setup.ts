@@ -6,7 +6,11 @@
  *
  * @module
  */
-import { createProvider, type ProviderSettings } from "../../providers/registry.ts";
+import {
+  createProvider,
+  providerKindDescriptor,
+  type ProviderSettings,
+} from "../../providers/registry.ts";
 import { ProviderOptionError } from "../../providers/errors.ts";
 import { redactSecrets } from "../../providers/http.ts";
 import type { Provider } from "../../providers/types.ts";
@@ -21,6 +25,8 @@ export function providerFromConfig(config: ProviderConfig, settings: ProviderSet
   } catch (error) {
     if (!(error instanceof TypeError)) throw error;
     const table = `[[providers]] "${config.name}"`;
+    // An ignored typo (`base_ur`) is usually why something is missing: say so with it.
+    const notes = config.source?.ignored ?? [];
     if (error instanceof ProviderOptionError) {
       const at = config.source?.options_from?.[error.option] ?? config.source?.declared_in;
       const value = config.options[error.option];
@@ -32,6 +38,20 @@ export function providerFromConfig(config: ProviderConfig, settings: ProviderSet
             `"${config.kind}"`,
         fix: `set ${error.option} to ${error.expected}` +
           (value === undefined ? "" : ", or remove it"),
+        notes,
+        cause: error,
+      });
+    }
+    if (/needs base_url/.test(error.message)) {
+      const path = providerKindDescriptor(config.kind).requestPath;
+      throw new ConfigError({
+        ...location(config.source?.declared_in),
+        problem: `${table} (kind "${config.kind}") has no endpoint: it needs base_url`,
+        fix: `add base_url = "https://…" to ${table}: the API root, such as ` +
+          `https://api.example.com/v1` +
+          (path ? ` (Reasonix appends ${path})` : "") +
+          "; or request_url, the full URL used as written",
+        notes,
         cause: error,
       });
     }
@@ -41,6 +61,7 @@ export function providerFromConfig(config: ProviderConfig, settings: ProviderSet
       ...location(config.source?.declared_in),
       problem: `${table}: ${redactSecrets(error.message, secrets)}`,
       fix: `correct ${table}`,
+      notes,
       cause: error,
     });
   }

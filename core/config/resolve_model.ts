@@ -29,6 +29,8 @@ export function resolveModel(config: Config, spec?: string): ResolvedModel {
         : { file: origin, line: config.default_model_line }),
       problem,
       fix: fix ?? howToChoose(config, origin),
+      // An ignored `[[provider]]` or `modles` is the likeliest reason a model is unknown.
+      notes: [...config.ignored ?? [], ...config.providers.flatMap((p) => p.source?.ignored ?? [])],
     });
   };
   const { providers } = config;

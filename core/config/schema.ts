@@ -186,3 +186,45 @@ export const LEGACY_KEYS: ReadonlySet<string> = new Set([
   "cold_resume_prune",
   "context_editing",
 ]);
+
+/** How a known key is written: a plain key, a `[table]` or an `[[array]]` of tables. */
+export interface KnownKey {
+  key: string;
+  form: "key" | "table" | "array";
+}
+
+/**
+ * The keys the schema knows in the table at `path` of a layer (`[]` for the top level,
+ * `["agent"]`, `["providers", 0, "model_overrides", "m"]`), for "did you mean" suggestions;
+ * `undefined` where the schema takes any key (`[mcp]`) or has no table.
+ */
+export function knownKeysAt(path: readonly (string | number)[]): KnownKey[] | undefined {
+  let node: z.ZodType | undefined = layerSchema;
+  for (const seg of path) {
+    node = unwrap(node);
+    if (node instanceof z.ZodObject) node = (node.shape as Record<string, z.ZodType>)[seg];
+    else if (node instanceof z.ZodArray && typeof seg === "number") {
+      node = node.element as z.ZodType;
+    } else if (node instanceof z.ZodRecord) node = node.valueType as z.ZodType;
+    else return undefined;
+    if (node === undefined) return undefined;
+  }
+  node = unwrap(node);
+  if (!(node instanceof z.ZodObject)) return undefined;
+  return Object.entries(node.shape as Record<string, z.ZodType>).map(([key, value]) => {
+    const inner = unwrap(value);
+    const form =
+      inner instanceof z.ZodArray && unwrap(inner.element as z.ZodType) instanceof z.ZodObject
+        ? "array"
+        : inner instanceof z.ZodObject || inner instanceof z.ZodRecord
+        ? "table"
+        : "key";
+    return { key, form };
+  });
+}
+
+function unwrap(node: z.ZodType): z.ZodType {
+  let current = node;
+  while (current instanceof z.ZodOptional) current = current.unwrap() as z.ZodType;
+  return current;
+}

@@ -432,3 +432,121 @@ function indentOf(text: string, offset: number): string {
   const start = text.lastIndexOf("\n", offset - 1) + 1;
   return /^[ \t]*/.exec(text.slice(start))![0];
 }
+
+// ---------------------------------------------------------------------------------------
+// Edits `reasonix setup` makes: a top-level key and a whole `[[array]]` element
+
+/** One top-level value {@linkcode setRootValue} sets. */
+export interface TomlRootEdit {
+  key: string;
+  /** The value as TOML source, e.g. `"openai"`. */
+  literal: string;
+  /** The file the text came from, for error messages. */
+  file?: string;
+}
+
+/**
+ * Returns `text` with the top-level `key = literal`: the existing value is replaced, or the
+ * line is added after the last top-level key, else above the first table (and the comment
+ * lines right above it, which belong to that table). Everything else stays byte for byte.
+ */
+export function setRootValue(text: string, edit: TomlRootEdit): string {
+  const { key, literal, file } = edit;
+  const doc = parseConfigToml(text, file);
+  const statements = scanToml(text);
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const line = `${tomlKey(key)} = ${literal}`;
+  let out: string;
+  const existing = statements.find((s) => s.kind === "keyval" && samePath(s.path, [key]));
+  const roots = statements.filter((s) => s.kind === "keyval" && s.section.length === 0);
+  const header = statements.find((s) => s.kind !== "keyval");
+  if (existing) {
+    out = splice(text, { from: existing.valueStart, to: existing.valueEnd }, literal);
+  } else if (roots.length > 0) {
+    out = insertAfterLine(text, roots[roots.length - 1].end, { line, eol });
+  } else if (header) {
+    let at = text.lastIndexOf("\n", header.start - 1) + 1;
+    // Comment lines directly above the header describe that table: stay above them.
+    while (at > 0) {
+      const prev = text.lastIndexOf("\n", at - 2) + 1;
+      if (!text.slice(prev, at).trimStart().startsWith("#")) break;
+      at = prev;
+    }
+    out = splice(text, { from: at, to: at }, `${line}${eol}${eol}`);
+  } else {
+    const base = text === "" || text.endsWith("\n") ? text : `${text}${eol}`;
+    out = `${base}${line}${eol}`;
+  }
+  const expected = { ...doc, [key]: parse(`v = ${literal}`).v };
+  if (canonical(parse(out)) !== canonical(expected)) {
+    throw new Error(`editing ${file ?? "the TOML text"} to set ${key} went wrong`);
+  }
+  return out;
+}
+
+/** One `[[array]]` element {@linkcode upsertArrayTable} writes. */
+export interface TomlArrayTableEdit {
+  /** The array of tables, e.g. `providers`. */
+  array: string;
+  /** The element to replace: the first whose `key` equals `value` (a string). */
+  match: { key: string; value: string };
+  /** The element as TOML source: one `[[array]]` header and its keys (sub-tables allowed). */
+  block: string;
+  /** The file the text came from, for error messages. */
+  file?: string;
+}
+
+/**
+ * Returns `text` with the element of `[[array]]` whose `match.key` is `match.value` replaced
+ * by `block`, or `block` appended when there is none. Only that element's own lines change:
+ * comments, blank lines and every other table stay as they were.
+ */
+export function upsertArrayTable(text: string, edit: TomlArrayTableEdit): string {
+  const { array, match, block, file } = edit;
+  const doc = parseConfigToml(text, file);
+  const added = (parseConfigToml(block)[array] as unknown[] | undefined)?.[0];
+  if (added === undefined) throw new TypeError(`the block is not an [[${array}]] element`);
+  const current = doc[array];
+  const statements = scanToml(text);
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const own = block.replace(/\r?\n/g, eol).replace(/(\r?\n)*$/, eol);
+  if (current !== undefined && !Array.isArray(current)) {
+    const at = statements.find((s) => s.path[0] === array);
+    throw new ConfigError({
+      file,
+      line: at ? lineOf(text, at.start) : undefined,
+      problem: `${tomlKey(array)} is a table or a value, not a list of [[${array}]] tables`,
+      fix: `rename it, or turn it into [[${tomlKey(array)}]] sections`,
+    });
+  }
+  const inline = statements.find((s) => s.kind === "keyval" && samePath(s.path, [array]));
+  if (inline) {
+    throw new ConfigError({
+      file,
+      line: lineOf(text, inline.start),
+      problem: `${tomlKey(array)} is written inline, and an inline list cannot be extended ` +
+        "without rewriting it",
+      fix: `turn it into [[${tomlKey(array)}]] sections`,
+    });
+  }
+  const list = (current ?? []) as Record<string, unknown>[];
+  const index = list.findIndex((t) => isTable(t) && t[match.key] === match.value);
+  let out: string;
+  const expectedList = [...list];
+  if (index >= 0) {
+    const inElement = (s: Statement) => s.section[0] === array && s.section[1] === index;
+    const first = statements.findIndex((s) => s.kind === "array" && inElement(s));
+    let last = first;
+    while (last + 1 < statements.length && inElement(statements[last + 1])) last++;
+    out = splice(text, { from: statements[first].start, to: statements[last].end }, own);
+    expectedList[index] = added as Record<string, unknown>;
+  } else {
+    const base = text === "" || text.endsWith("\n") ? text : `${text}${eol}`;
+    out = `${base}${base.trim() ? eol : ""}${own}`;
+    expectedList.push(added as Record<string, unknown>);
+  }
+  if (canonical(parse(out)) !== canonical({ ...doc, [array]: expectedList })) {
+    throw new Error(`editing ${file ?? "the TOML text"} to write [[${array}]] went wrong`);
+  }
+  return out;
+}

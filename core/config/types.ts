@@ -93,6 +93,11 @@ export interface ProviderSource {
    * layer uses that variable (then the key is the project's own business).
    */
   trusted_key_bindings?: KeyBinding[];
+  /**
+   * Warnings (with file, line and "did you mean") about keys of this provider's tables that
+   * were ignored, repeated as notes on a later error the typo may explain ("needs base_url").
+   */
+  ignored?: string[];
 }
 
 /** `[agent]`. */
@@ -185,6 +190,11 @@ export interface Config {
   default_model_line?: number;
   /** Files that contributed, lowest precedence first. */
   sources: string[];
+  /**
+   * Warnings about ignored top-level keys and tables (`[[provider]]`), repeated as notes on a
+   * later error they may explain (`unknown model`).
+   */
+  ignored?: string[];
 }
 
 /** A model picked from the configuration, ready to build a provider. */

@@ -99,7 +99,8 @@ Deno.test("a summary replaces the old prefix, keeps 16% verbatim and reuses the 
   const req = provider.requests[0];
   assert.equal(req.system, "system prompt");
   assert.equal(req.tools, TOOLS, "the summary request sends the same tool schemas");
-  assert.equal(req.maxOutputTokens, SUMMARY_MAX_TOKENS);
+  assert.equal(req.maxOutputTokens, 8192, "spec §3.6: the summary output cap is 8192 tokens");
+  assert.equal(SUMMARY_MAX_TOKENS, 8192);
   const prefix = req.messages.slice(0, -1);
   prefix.forEach((m, i) => assert.equal(m, live[i], `summary message ${i} is the live one`));
   assert.equal(req.messages.at(-1)?.content, COMPACTION_INSTRUCTION);
@@ -113,7 +114,9 @@ Deno.test("a summary replaces the old prefix, keeps 16% verbatim and reuses the 
   const unit = 1400; // one user turn with its tool round, in tokens, roughly
   assert.ok(keptTokens <= 0.16 * 60_000, `kept ${keptTokens} tokens`);
   assert.ok(keptTokens >= 0.16 * 60_000 - unit, `kept ${keptTokens} tokens`);
-  assert.match(prepared.messages[0].content, /^<checkpoint generation="1">/);
+  assert.match(prepared.messages[0].content, /^<checkpoint>\nSummary of the earlier/);
+  const checkpoint = prepared.messages[0].content.split("</checkpoint>")[0];
+  assert.doesNotMatch(checkpoint, /generation|\d/, "no counter in the checkpoint text");
   assert.ok(cm.estimate(prepared.messages) < cm.triggerTokens);
 });
 
@@ -124,7 +127,7 @@ Deno.test("the next threshold merges the previous summary and new history into o
   const grown = [...canonical, ...conversation(14, 1, 4500)];
   await cm.prepare(grown, { signal });
   const second = provider.requests[1];
-  assert.match(second.messages[0].content, /<checkpoint generation="1">[\s\S]*FIRST/);
+  assert.match(second.messages[0].content, /^<checkpoint>[\s\S]*FIRST/);
   assert.equal(cm.projection.summary, "SECOND");
   assert.equal(cm.projection.generation, 2);
 });
@@ -269,6 +272,172 @@ Deno.test("a restored projection is applied as is on resume", () => {
     projection: { generation: 4, summarizedUpTo: 4, summary: "restored", pruned: [] },
   });
   const view = cm.view(canonical);
-  assert.match(view[0].content, /generation="4"[\s\S]*restored[\s\S]*request 1/);
+  assert.match(view[0].content, /^<checkpoint>[\s\S]*restored[\s\S]*request 1/);
   assert.equal(view.length, canonical.length - 4);
+});
+
+Deno.test("the planning margin is 5% of the window and at least 256 tokens", () => {
+  assert.equal(manager([]).cm.hardLimit, 19_000, "20000 - 5%");
+  assert.equal(manager([], { contextWindow: 4000 }).cm.hardLimit, 3744, "4000 - 256");
+  assert.equal(manager([]).cm.growthStep, 1000, "the retry pause is 5% of the window");
+});
+
+Deno.test("a prune rewrites only the pruned results: earlier bytes and the head stay", async () => {
+  const { cm } = manager([textReply("S")], { contextWindow: 60_000 });
+  const canonical = conversation(40, 1, 4500);
+  const first = await cm.prepare(canonical, { signal });
+  assert.deepEqual(first.reports.map((r) => r.phase), ["summarized"]);
+  assert.equal(cm.projection.generation, 1);
+  // Long results arrive: the next maintenance prunes them and nothing else.
+  const grown = [...canonical, ...conversation(16, 1, 9000)];
+  const before = cm.view(grown);
+  const second = await cm.prepare(grown, { signal });
+  assert.deepEqual(second.reports.map((r) => r.phase), ["pruned"]);
+  assert.equal(cm.projection.generation, 1, "a prune is not a new generation");
+  const changed = second.messages.flatMap((m, i) => (m === before[i] ? [] : [i]));
+  assert.ok(changed.length > 0);
+  for (const i of changed) {
+    assert.equal(second.messages[i].role, "tool");
+    assert.match(second.messages[i].content, /tool result middle pruned/);
+  }
+  assert.equal(second.messages[0], before[0], "the checkpoint message is the same object");
+});
+
+Deno.test("a summary after a prune sends the bytes of the last request, not the pruned ones", async () => {
+  const { cm, provider } = manager([textReply("S1"), textReply("S2")], { contextWindow: 40_000 });
+  // Below the trigger: the request goes out as is.
+  const canonical = conversation(6, 1, 9500);
+  const sent = await cm.prepare(canonical, { signal });
+  assert.deepEqual(sent.reports, []);
+  // Over the trigger: pruning is not enough, so a summary follows in the same transaction.
+  const grown = [...canonical, ...conversation(25, 1, 4000)];
+  const prepared = await cm.prepare(grown, { signal });
+  assert.deepEqual(prepared.reports.map((r) => r.phase).slice(0, 2), ["pruned", "summarized"]);
+  const summary = provider.requests[0].messages.slice(0, -1);
+  const shared = Math.min(summary.length, sent.messages.length);
+  assert.ok(shared > 0);
+  for (let i = 0; i < shared; i++) {
+    assert.equal(summary[i], sent.messages[i], `summary message ${i} is the one sent before`);
+  }
+});
+
+Deno.test("pressure makes at most two summaries, overflow one", async () => {
+  // Each summary is barely smaller than what it replaces, so pressure remains; the first
+  // summary request cannot carry all the old history, so the second has history left to fold.
+  const big = "s".repeat(145_000);
+  const { cm, provider } = manager([textReply(big), textReply(big), textReply(big)], {
+    contextWindow: 60_000,
+  });
+  const canonical = conversation(66, 1, 3000);
+  const prepared = await cm.prepare(canonical, { signal });
+  assert.equal(provider.requests.length, 2);
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["summarized", "summarized"]);
+
+  const over = manager([textReply(big), textReply(big)], { contextWindow: 60_000 });
+  await over.cm.rescueOverflow(canonical, { signal, turnStart: canonical.length - 1 }).catch(
+    () => {},
+  );
+  assert.equal(over.provider.requests.length, 1);
+});
+
+Deno.test("summary replies feed the real prompt count back into the estimator", async () => {
+  const estimator = new TokenEstimator();
+  const reply = textReply("S");
+  reply.chunks.splice(1, 0, {
+    type: "usage",
+    usage: { promptTokens: 90_000, completionTokens: 10, cacheHitTokens: 0, cacheMissTokens: 0 },
+  });
+  const { cm } = manager([reply], { contextWindow: 60_000, estimator });
+  await cm.prepare(conversation(40, 1, 4500), { signal });
+  assert.ok(estimator.scale > 1.5, `the estimate was recalibrated: ${estimator.scale}`);
+});
+
+Deno.test("a failure receipt survives later prunes: the same generation does not pay again", async () => {
+  const { cm, provider, failures } = manager([textReply(""), textReply("")], {
+    contextWindow: 40_000,
+  });
+  const canonical = conversation(25, 1, 4500);
+  await cm.prepare(canonical, { signal });
+  assert.equal(provider.requests.length, 1);
+  assert.equal(failures.length, 1);
+  // A long result arrives and is pruned: the maintained view grew less than 5%.
+  const grown = [...canonical, ...conversation(1, 1, 12_000)];
+  const prepared = await cm.prepare(grown, { signal });
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["pruned"]);
+  assert.equal(provider.requests.length, 1, "no second paid attempt");
+  // Once the maintained view grew by 5% of the window, one more attempt is allowed.
+  const more = [...grown, ...conversation(3, 1, 1200)];
+  await cm.prepare(more, { signal });
+  assert.equal(provider.requests.length, 2);
+});
+
+Deno.test("a summary never brings back results that truncation blanked", async () => {
+  const canonical = conversation(47, 1, 4500);
+  const tools = canonical.flatMap((m, i) => (m.role === "tool" ? [i] : []));
+  // A restored truncation blanked the results of turns 36-45: inside the part a summary keeps.
+  const blanked = tools.slice(36, 46);
+  const { cm } = manager([textReply("S")], {
+    contextWindow: 60_000,
+    projection: {
+      generation: 0,
+      summarizedUpTo: 0,
+      pruned: [],
+      truncated: { blanked, droppedUpTo: 0 },
+    },
+  });
+  const before = cm.estimate(cm.view(canonical));
+  assert.ok(before >= cm.triggerTokens);
+  const prepared = await cm.prepare(canonical, { signal });
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["summarized"]);
+  const cut = cm.projection.summarizedUpTo;
+  const kept = blanked.filter((i) => i >= cut);
+  assert.ok(kept.length >= 3, `blanked results after the cut: ${kept.length}`);
+  assert.deepEqual(cm.projection.truncated?.blanked, kept, "they stay blanked");
+  for (const i of kept) {
+    assert.ok(
+      prepared.messages.some((m) =>
+        m.toolCallId === canonical[i].toolCallId && m.content === BLANKED_RESULT
+      ),
+    );
+  }
+  assert.ok(cm.estimate(prepared.messages) < before);
+});
+
+Deno.test("an overflow error's stated window is learned, reported and planned for", async () => {
+  const learned: number[] = [];
+  const { cm } = manager([textReply("S")], {
+    contextWindow: 200_000,
+    onWindowLearned: (n) => learned.push(n),
+  });
+  const canonical = conversation(10, 1, 6000);
+  const prepared = await cm.rescueOverflow(canonical, {
+    signal,
+    turnStart: canonical.length - 1,
+    statedLimit: 16_000,
+    statedPromptTokens: 20_000,
+  });
+  assert.deepEqual(learned, [16_000]);
+  assert.equal(cm.contextWindow, 16_000);
+  assert.equal(cm.triggerTokens, 12_800);
+  assert.equal(prepared.reports[0].learnedWindow, 16_000);
+  assert.ok(cm.estimate(prepared.messages) < 15_200, "the retry fits the learned window");
+  assert.equal(cm.learnWindow(30_000), false, "a larger window is never adopted");
+});
+
+Deno.test("/compact on a view too large for one summary request chains chunks", async () => {
+  const { cm, provider } = manager(
+    Array.from({ length: 8 }, (_, i) => textReply(`C${i + 1}`)),
+    { contextWindow: 20_000 },
+  );
+  // About 2.5 windows of history: no single summary request can carry it.
+  const canonical = conversation(25, 1, 6000);
+  const prepared = await cm.compactNow(canonical, { signal });
+  assert.ok(provider.requests.length >= 2, `${provider.requests.length} chunks`);
+  for (const [i, request] of provider.requests.entries()) {
+    assert.ok(cm.estimate(request.messages) <= 20_000 - 8192 - 1000, `chunk ${i} fits`);
+    if (i > 0) assert.match(request.messages[0].content, new RegExp(`C${i}`));
+  }
+  assert.equal(cm.projection.summarizedUpTo, canonical.length);
+  assert.equal(prepared.messages.length, 1);
+  assert.ok(prepared.reports.every((r) => r.phase === "summarized"));
 });

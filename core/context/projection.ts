@@ -1,8 +1,13 @@
 /**
  * The provider-visible view: the canonical transcript with the current checkpoint applied.
  * The canonical messages are never rewritten; a projection only says which prefix a summary
- * replaces and which tool results are shown pruned or blanked. Derived messages are memoized,
- * so between checkpoints every view is the previous view plus new messages, object for object.
+ * replaces and which tool results are shown pruned or blanked. Derived messages are computed
+ * once per canonical message and shared by every later projection, so between checkpoints
+ * every view is the previous view plus new messages, object for object, and a prune rewrites
+ * only the results it prunes.
+ *
+ * Nothing in the view counts or dates anything: a checkpoint's text is its summary, a
+ * truncation note names only what it dropped, so the bytes change only where content does.
  *
  * @module
  */
@@ -24,8 +29,7 @@ export function headText(p: ProjectionRecord, droppedMessages: number): string |
   const parts: string[] = [];
   if (p.summary !== undefined) {
     parts.push(
-      `<checkpoint generation="${p.generation}">\n` +
-        "Summary of the earlier conversation, which it replaces:\n\n" +
+      "<checkpoint>\nSummary of the earlier conversation, which it replaces:\n\n" +
         `${p.summary.trim()}\n</checkpoint>`,
     );
   }
@@ -37,19 +41,70 @@ export function headText(p: ProjectionRecord, droppedMessages: number): string |
   return parts.length ? parts.join("\n\n") : undefined;
 }
 
+/**
+ * The pruned and blanked forms of tool results, made once per canonical message and reused by
+ * every projection of the conversation (so their token estimates are memoized too).
+ */
+export class DerivedMessages {
+  readonly #pruned = new WeakMap<Message, Message>();
+  readonly #blanked = new WeakMap<Message, Message>();
+  readonly #folded = new WeakMap<Message, Message>();
+  #standalone: Message | undefined;
+
+  /** The head text folded into the first kept user message. */
+  folded(first: Message, text: string): Message {
+    const content = `${text}\n\n${first.content}`;
+    let m = this.#folded.get(first);
+    if (m?.content !== content) {
+      m = Object.freeze({ ...first, content });
+      this.#folded.set(first, m);
+    }
+    return m;
+  }
+
+  /** The head text as a message of its own. */
+  standalone(text: string): Message {
+    if (this.#standalone?.content !== text) {
+      this.#standalone = Object.freeze({ role: "user" as const, content: text });
+    }
+    return this.#standalone;
+  }
+
+  /** The pruned form of a tool result. */
+  pruned(original: Message): Message {
+    let m = this.#pruned.get(original);
+    if (!m) {
+      const { rawContent: _raw, ...rest } = original;
+      m = Object.freeze({ ...rest, content: pruneText(original.content) });
+      this.#pruned.set(original, m);
+    }
+    return m;
+  }
+
+  /** The blanked form of a tool result. */
+  blanked(original: Message): Message {
+    let m = this.#blanked.get(original);
+    if (!m) {
+      const { rawContent: _raw, ...rest } = original;
+      m = Object.freeze({ ...rest, content: BLANKED_RESULT });
+      this.#blanked.set(original, m);
+    }
+    return m;
+  }
+}
+
 /** Builds and memoizes views for one projection. */
 export class ProjectionView {
   readonly record: ProjectionRecord;
   readonly #pruned: Set<number>;
   readonly #blanked: Set<number>;
-  readonly #derived = new Map<number, Message>();
-  #head: Message | undefined;
-  #headFor: Message | undefined;
+  readonly #derived: DerivedMessages;
 
-  constructor(record: ProjectionRecord) {
+  constructor(record: ProjectionRecord, derived: DerivedMessages = new DerivedMessages()) {
     this.record = record;
     this.#pruned = new Set(record.pruned);
     this.#blanked = new Set(record.truncated?.blanked ?? []);
+    this.#derived = derived;
   }
 
   /** Index of the first canonical message shown verbatim (or pruned). */
@@ -63,47 +118,46 @@ export class ProjectionView {
     return Math.max(0, d - this.record.summarizedUpTo);
   }
 
-  /** The view message for canonical index `i` (≥ start). */
+  /** Whether canonical index `i` is shown blanked. */
+  isBlanked(i: number): boolean {
+    return this.#blanked.has(i);
+  }
+
+  /** Whether canonical index `i` is shown pruned. */
+  isPruned(i: number): boolean {
+    return this.#pruned.has(i);
+  }
+
+  /** The view message for canonical index `i` (≥ start), ignoring the head. */
   message(canonical: readonly Message[], i: number): Message {
     const original = canonical[i];
     if (original.role !== "tool") return original;
-    const blanked = this.#blanked.has(i);
-    if (!blanked && !this.#pruned.has(i)) return original;
-    let derived = this.#derived.get(i);
-    if (!derived) {
-      const { rawContent: _raw, ...rest } = original;
-      derived = Object.freeze({
-        ...rest,
-        content: blanked ? BLANKED_RESULT : pruneText(original.content),
-      });
-      this.#derived.set(i, derived);
-    }
-    return derived;
+    if (this.#blanked.has(i)) return this.#derived.blanked(original);
+    if (this.#pruned.has(i)) return this.#derived.pruned(original);
+    return original;
+  }
+
+  /**
+   * The first view message when the projection has a head: the head folded into the first
+   * kept user message, or the head on its own. Undefined without a head.
+   */
+  head(canonical: readonly Message[]): { message: Message; folded: boolean } | undefined {
+    const text = headText(this.record, this.dropped);
+    if (text === undefined) return undefined;
+    const first = canonical[this.start];
+    // Two user messages in a row confuse some providers: fold the head into the first.
+    if (first?.role === "user") return { message: this.#derived.folded(first, text), folded: true };
+    return { message: this.#derived.standalone(text), folded: false };
   }
 
   /** The full view of `canonical`. */
   view(canonical: readonly Message[]): Message[] {
-    const start = this.start;
     const out: Message[] = [];
-    const text = headText(this.record, this.dropped);
-    let i = start;
-    if (text !== undefined) {
-      const first = canonical[start];
-      if (first?.role === "user") {
-        // Two user messages in a row confuse some providers: fold the head into the first.
-        if (this.#headFor !== first) {
-          this.#head = Object.freeze({ ...first, content: `${text}\n\n${first.content}` });
-          this.#headFor = first;
-        }
-        out.push(this.#head!);
-        i++;
-      } else {
-        if (this.#headFor !== undefined || !this.#head) {
-          this.#head = Object.freeze({ role: "user" as const, content: text });
-          this.#headFor = undefined;
-        }
-        out.push(this.#head);
-      }
+    let i = this.start;
+    const head = this.head(canonical);
+    if (head) {
+      out.push(head.message);
+      if (head.folded) i++;
     }
     for (; i < canonical.length; i++) out.push(this.message(canonical, i));
     return out;

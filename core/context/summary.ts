@@ -50,10 +50,44 @@ export type SummaryOutcome =
     usage?: Usage;
     /** A prompt size stated by the provider's error, for recalibration. */
     statedPromptTokens?: number;
+    /** The context window the provider's error stated. */
+    statedLimit?: number;
   };
 
-/** The largest token count an overflow message states (the prompt is larger than the limit). */
+/** A count as servers print it: `16000`, `16,000`, `16_000`. */
+function count(text: string): number | undefined {
+  const n = Number(text.replace(/[,_]/g, ""));
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+// How servers word the window in a context-length error, most specific first:
+// OpenAI, DeepSeek, vLLM: "This model's maximum context length is 16000 tokens. However, ..."
+// Anthropic: "prompt is too long: 210000 tokens > 200000 maximum"
+// Others: "exceeds the context window of 16000 tokens", "context length limit of 16000 tokens"
+const LIMIT_PATTERNS: readonly RegExp[] = [
+  /maximum context length is (\d[\d,_]*)/i,
+  /\d[\d,_]*\s*tokens?\s*>\s*(\d[\d,_]*)\s*(?:tokens?\s*)?maximum/i,
+  /context (?:window|length)(?: limit)? (?:of|is) (\d[\d,_]*)/i,
+  /(?:maximum|max) (?:input|prompt|context)(?: length| size| tokens)? (?:is|of) (\d[\d,_]*)/i,
+];
+
+/** The context window an overflow message states, if it states one. */
+export function statedLimit(message: string): number | undefined {
+  for (const pattern of LIMIT_PATTERNS) {
+    const match = pattern.exec(message);
+    const n = match ? count(match[1]) : undefined;
+    if (n !== undefined) return n;
+  }
+  return undefined;
+}
+
+/**
+ * The prompt size an overflow message states: the count "in the messages" when it splits the
+ * request, else the largest count (the prompt is larger than the limit).
+ */
 export function statedTokens(message: string): number | undefined {
+  const split = /(\d[\d,_]*)\s*(?:tokens?\s*)?in the messages/i.exec(message);
+  if (split) return count(split[1]);
   const counts = [...message.matchAll(/(\d[\d,_]*)\s*(?:input\s+)?tokens/gi)].map((m) =>
     Number(m[1].replace(/[,_]/g, ""))
   ).filter((n) => Number.isFinite(n) && n > 0);
@@ -105,6 +139,7 @@ export async function requestSummary(
         reason: "the summary request does not fit the context window",
         overflow: true,
         statedPromptTokens: statedTokens(error.message),
+        statedLimit: statedLimit(error.message),
       };
     }
     const message = error instanceof ProviderError ? error.message : String(error);

@@ -26,14 +26,16 @@ import type { Permissions } from "../permission/mod.ts";
 import type { McpResourceReader } from "../references/mod.ts";
 import { openSession } from "../store/session_store.ts";
 import { listSessions } from "../store/sessions.ts";
-import { readTranscript } from "../store/transcript.ts";
+import { type OfferedTool, readTranscript } from "../store/transcript.ts";
 import type { ImageTurns } from "../vision/mod.ts";
 import type { Provider } from "../../providers/types.ts";
 import { CapabilityHub, type CapabilitySource, useCapabilityTool } from "../../tools/capability.ts";
 import { ToolRegistry } from "../../tools/registry.ts";
 import type { Tool, ToolContext } from "../../tools/types.ts";
 import type { Workspace } from "../../tools/workspace/mod.ts";
+import { type HostMcpTools, planTools, sameOffered, ToolNotices } from "./offered_tools.ts";
 import { TurnBuilder } from "./turn_builder.ts";
+import { CacheMeter } from "../context/cache_meter.ts";
 
 /**
  * What one agent is, as plain data. Every field defaults from the configuration, so `{}` is
@@ -81,6 +83,13 @@ export interface ModelBinding {
   resolved: ResolvedModel;
   /** The provider that serves it; shared by every agent of the host on this model. */
   provider: Provider;
+  /**
+   * The context window to plan for: the configured one, or the smaller one the provider stated
+   * in an overflow error (remembered across sessions in the Reasonix home).
+   */
+  contextWindow(): number;
+  /** Adopts and remembers a smaller window the provider stated. */
+  learnContextWindow(tokens: number): void;
   /** The output cap for a prompt size, using the limits this provider has learned. */
   outputBudget(promptTokens: number): number | undefined | {
     maxOutputTokens?: number;
@@ -100,6 +109,24 @@ export interface HostMcp {
   capabilitySource(): CapabilitySource;
   /** Stops every server; called once when the host closes. */
   close(): Promise<void>;
+  /**
+   * The server and tool behind a catalogue tool (see `offered_tools.ts`).
+   *
+   * @ignore
+   */
+  toolOrigin?: HostMcpTools["toolOrigin"];
+  /**
+   * Tools with exactly the definitions a resumed session recorded.
+   *
+   * @ignore
+   */
+  restoreTools?: HostMcpTools["restoreTools"];
+  /**
+   * Reports how the live tool lists differ from what a session offers.
+   *
+   * @ignore
+   */
+  watchTools?: HostMcpTools["watchTools"];
 }
 
 /** What a composition function (`openHost`) assembles a host from. */
@@ -238,6 +265,11 @@ export class HostedAgent implements Runner {
     this.#close = parts.close;
   }
 
+  /** Measures every request of the session against the one before it (cache breaks). */
+  get cacheMeter(): CacheMeter {
+    return this.#agent.cacheMeter;
+  }
+
   /** Runs one user input; everything a front end shows arrives as these events. */
   run(input: UserInput, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent> {
     return this.#agent.run(input, opts);
@@ -323,6 +355,8 @@ export class Host<M extends HostMcp = HostMcp> {
   readonly #parts: HostParts<M>;
   readonly #models = new Map<string, Promise<ModelBinding>>();
   #lockedDown = false;
+  /** The cache meter of the latest top-level session, kept for a new agent on it (`/model`). */
+  #meter: { session: string; meter: CacheMeter } | undefined;
   #closed = false;
 
   /** Use a composition function (`openHost`) rather than this constructor. */
@@ -340,6 +374,29 @@ export class Host<M extends HostMcp = HostMcp> {
   /** Where the tools read, write and run (local today; remote workspaces implement it too). */
   get workspace(): Workspace {
     return this.#parts.toolContext.workspace;
+  }
+
+  /**
+   * Remembered facts of this project and global ones (`/memory` lists and restores them).
+   *
+   * @internal Used by the CLI; not a stable part of the library API.
+   */
+  get facts(): FactStore {
+    return this.#parts.facts;
+  }
+
+  /** The permission mode every agent of this host is answered by now, e.g. `ask`. */
+  get permissionMode(): string {
+    return this.permissions.preset.name;
+  }
+
+  /**
+   * Switches the permission mode from the next tool call on, for every agent of the host
+   * (Shift+Tab and `/permissions`). Only between `SESSION_MODES` (ask, accept-edits, auto);
+   * otherwise throws `ConfigError` and nothing changes. Session grants stay.
+   */
+  setPermissionMode(mode: string): string {
+    return this.permissions.setMode(mode).name;
   }
 
   /** The tools agents may get. */
@@ -386,21 +443,14 @@ export class Host<M extends HostMcp = HostMcp> {
     });
     const capabilities = new CapabilityHub();
     if (p.mcp) capabilities.addSource(p.mcp.capabilitySource());
-    // The registry sorts by name, so the order here does not reach the model.
-    const registry = new ToolRegistry(scoped([
-      ...p.catalogue,
-      historyTool(history),
-      // Only a top-level agent may change what is remembered.
-      ...memoryTools(p.facts, { owner: spec.parent === undefined }),
-      useCapabilityTool(capabilities),
-    ], spec.tools));
-
     const warnings: string[] = [];
     let session: Session;
     let sessionPath: string | undefined;
     let resumed = false;
     let persist: ConstructorParameters<typeof ContextManager>[0]["persist"];
     let restored: { projection?: unknown; failures?: unknown } = {};
+    let recordedTools: OfferedTool[] | undefined;
+    let recordTools = (_tools: OfferedTool[]) => {};
     let close = () => {};
     if (spec.transcript === "ephemeral") {
       session = new Session();
@@ -421,6 +471,14 @@ export class Host<M extends HostMcp = HostMcp> {
         failure: (failure) => writer.append({ t: "fail", f: failure }),
       };
       restored = { projection: opened.projection, failures: opened.failures };
+      recordedTools = opened.tools;
+      recordTools = (tools) => {
+        try {
+          writer.append({ t: "tools", tools });
+        } catch {
+          // Refused by the disk: it waits in the writer and goes out with the next record.
+        }
+      };
       close = () => writer.close();
       if (opened.skippedLines > 0) {
         warnings.push(
@@ -434,15 +492,47 @@ export class Host<M extends HostMcp = HostMcp> {
       }
     }
     live.session = session;
+    // The session's MCP tools are the ones it recorded, whatever the servers list now, so a
+    // resumed session and a new agent on it (`/model`) send the same tool bytes.
+    const planned = planTools({ catalogue: p.catalogue, mcp: p.mcp, recorded: recordedTools });
+    warnings.push(...planned.warnings);
+    const selected = scoped([
+      ...planned.tools,
+      historyTool(history),
+      // Only a top-level agent may change what is remembered.
+      ...memoryTools(p.facts, { owner: spec.parent === undefined }),
+      useCapabilityTool(capabilities),
+    ], spec.tools);
+    // The registry sorts by name, so the order here does not reach the model.
+    const registry = new ToolRegistry(selected);
+    const offered = selected.flatMap((t) => planned.records.get(t) ?? [])
+      .sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    if (!recordedTools || !sameOffered(recordedTools, offered)) recordTools(offered);
+    // Differences found now are start-up warnings; later ones ride the next user turn.
+    const notices = new ToolNotices();
+    let started = false;
+    const stopWatching = p.mcp?.watchTools?.(
+      offered,
+      (message) => started ? notices.push(message) : warnings.push(message),
+    ) ?? (() => {});
+    started = true;
     capabilities.register(toolResultCapability(() => session.messages));
     const systemPrompt = spec.systemPrompt ?? SYSTEM_PROMPT;
+    // A new agent on the same session (a model switch) measures against its last request.
+    const topLevel = spec.parent === undefined && spec.transcript !== "ephemeral";
+    const cacheMeter = topLevel && this.#meter?.session === session.id
+      ? this.#meter.meter.use(provider)
+      : CacheMeter.for(provider);
+    if (topLevel) this.#meter = { session: session.id, meter: cacheMeter };
     const context = new ContextManager({
       provider,
       model: resolved.model,
       system: systemPrompt,
       tools: registry.schemas(),
       temperature: c.temperature ?? config.agent.temperature,
-      contextWindow: resolved.contextWindow,
+      contextWindow: binding.contextWindow(),
+      onWindowLearned: (tokens) => binding.learnContextWindow(tokens),
+      cacheMeter,
       compactRatio: c.compactRatio ?? config.agent.compact_ratio,
       estimator: new TokenEstimator(),
       persist,
@@ -463,6 +553,7 @@ export class Host<M extends HostMcp = HostMcp> {
       references: spec.turn?.references,
       resources: p.resources,
     });
+    const turnSource = notices.around(turns)!;
     const agent = new Agent({
       provider,
       model: resolved.model,
@@ -476,9 +567,10 @@ export class Host<M extends HostMcp = HostMcp> {
       outputBudget: binding.outputBudget,
       price: resolved.price,
       budget: c.budget,
-      turns,
+      turns: turnSource,
       context,
       gate: p.permissions.gate.view(approvals),
+      cacheMeter,
     });
     if (!this.#lockedDown) {
       // Read-only mode gives up Deno's write permission once the first transcript is open.
@@ -496,7 +588,10 @@ export class Host<M extends HostMcp = HostMcp> {
       warnings,
       agent,
       approvals,
-      close,
+      close: () => {
+        stopWatching();
+        close();
+      },
     });
   }
 

@@ -14,6 +14,7 @@ export {
 } from "./host.ts";
 export { localDate, TurnBuilder, type TurnBuilderOptions } from "./turn_builder.ts";
 export {
+  type HostEndpoint,
   type HostFlags,
   type HostMcpStart,
   type HostTrust,

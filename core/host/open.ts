@@ -31,6 +31,7 @@ import {
 import { readHead } from "../references/mod.ts";
 import type { McpResourceReader } from "../references/mod.ts";
 import { projectKey, sessionsDir } from "../store/sessions.ts";
+import { LearnedLimits, limitKey } from "../store/learned_limits.ts";
 import { ImageTurns, planVision } from "../vision/mod.ts";
 import {
   openRecording,
@@ -95,6 +96,37 @@ export interface HostMcpStart<M extends HostMcp> {
   resources?: McpResourceReader;
 }
 
+/** An OpenAI-compatible endpoint, for {@linkcode OpenHostOptions.endpoint}. */
+export interface HostEndpoint {
+  /** The API's base URL, e.g. `https://api.example.com/v1` (chat goes to `/chat/completions`). */
+  baseUrl: string;
+  /** The model, as the endpoint names it. */
+  model: string;
+  /** The environment variable that holds the API key (looked up like `api_key_env`). */
+  apiKeyEnv?: string;
+  /** The model's context window in tokens; default 128,000. */
+  contextWindow?: number;
+}
+
+/** The provider name an {@linkcode OpenHostOptions.endpoint} is configured under. */
+const ENDPOINT_PROVIDER = "endpoint";
+
+/** The `[[providers]]` entry an endpoint stands for, in TOML (JSON strings are TOML strings). */
+function endpointToml(endpoint: HostEndpoint): string {
+  const lines = [
+    "[[providers]]",
+    `name = "${ENDPOINT_PROVIDER}"`,
+    'kind = "openai"',
+    `base_url = ${JSON.stringify(endpoint.baseUrl)}`,
+    `models = [${JSON.stringify(endpoint.model)}]`,
+  ];
+  if (endpoint.apiKeyEnv !== undefined) {
+    lines.push(`api_key_env = ${JSON.stringify(endpoint.apiKeyEnv)}`);
+  }
+  lines.push(`context_window = ${JSON.stringify(endpoint.contextWindow ?? 128_000)}`);
+  return lines.join("\n");
+}
+
 /** Options of {@linkcode openHost}. */
 export interface OpenHostOptions<M extends HostMcp = HostMcp> {
   /** The directory the host works in; its `reasonix.toml` is read. */
@@ -108,6 +140,12 @@ export interface OpenHostOptions<M extends HostMcp = HostMcp> {
    * `reasonix.toml`, e.g. a `[[providers]]` entry for an OpenAI-compatible endpoint.
    */
   config?: string;
+  /**
+   * An OpenAI-compatible endpoint as the default model: short for a `[[providers]]` entry named
+   * `endpoint` (kind `openai`) after `config`, and `flags.model = "endpoint/<model>"` unless
+   * `flags.model` names another model.
+   */
+  endpoint?: HostEndpoint;
   /** Tools added to every agent's catalogue, besides the built-in ones. */
   tools?: readonly Tool[];
   /** The clock (tests pin it); default the system clock. */
@@ -270,6 +308,7 @@ async function bindModel(opts: {
   home: string;
   trust: HostTrust;
   recording?: (apiKey: string | undefined) => Promise<Recording | undefined>;
+  limits: LearnedLimits;
 }): Promise<ModelBinding & { recording?: Recording }> {
   const { resolved, trust, home, env } = opts;
   await trust.checkProvider(resolved.provider);
@@ -311,12 +350,31 @@ async function bindModel(opts: {
       learnedOutputLimit = Math.min(limit, learnedOutputLimit ?? limit);
     },
   });
+  // A window the provider stated in an overflow error (this run or an earlier one) wins over a
+  // larger configured one.
+  const key = limitKey({
+    provider: p.name,
+    endpoint: p.request_url ?? p.chat_url ?? p.base_url,
+    model: resolved.model,
+  });
+  let contextWindow = Math.min(
+    resolved.contextWindow,
+    opts.limits.contextWindow(key) ?? resolved.contextWindow,
+  );
   return {
     resolved,
     provider,
     vision,
+    contextWindow: () => contextWindow,
+    learnContextWindow: (tokens) => {
+      if (!(tokens < contextWindow)) return;
+      contextWindow = tokens;
+      void opts.limits.learnContextWindow(key, tokens);
+    },
     outputBudget: (promptTokens) =>
-      outputBudgetPlan(resolved, promptTokens, { learnedLimit: learnedOutputLimit }),
+      outputBudgetPlan({ ...resolved, contextWindow }, promptTokens, {
+        learnedLimit: learnedOutputLimit,
+      }),
     recording,
   };
 }
@@ -338,14 +396,7 @@ async function bindModel(opts: {
  *   await using host = await openHost({
  *     cwd: dir,
  *     env: { REASONIX_HOME: dir, FAKE_KEY: "sk-test" },
- *     config: `default_model = "fake/m"
- * [[providers]]
- * name = "fake"
- * kind = "openai"
- * base_url = "${fake.url}"
- * models = ["m"]
- * api_key_env = "FAKE_KEY"
- * context_window = 128000`,
+ *     endpoint: { baseUrl: fake.url, model: "m", apiKeyEnv: "FAKE_KEY" },
  *   });
  *   await using agent = await host.createAgent({ transcript: "ephemeral" });
  *   for await (const event of agent.run({ text: "Say hello" }, { signal: AbortSignal.timeout(30_000) })) {
@@ -362,17 +413,27 @@ export async function openHost<M extends HostMcp = HostMcp>(
   const flags = opts.flags ?? {};
   const trust = opts.trust ?? TRUST_NO_PROJECT;
   const home = reasonixHome(opts.env);
+  const extra = [opts.config, opts.endpoint && endpointToml(opts.endpoint)]
+    .filter((text) => text !== undefined);
+  const model = flags.model ??
+    (opts.endpoint ? `${ENDPOINT_PROVIDER}/${opts.endpoint.model}` : undefined);
   const loaded = await loadConfig({
     cwd: opts.cwd,
     env: opts.env,
     home,
     trustedProject: (d) => trust.allows(d),
-    ...(opts.config !== undefined
-      ? { extraLayer: { source: "openHost({ config })", text: opts.config } }
+    ...(extra.length > 0
+      ? {
+        extraLayer: {
+          source: opts.endpoint ? "openHost({ config, endpoint })" : "openHost({ config })",
+          // The endpoint's entry starts with its own header, so it ends no table of `config`.
+          text: extra.join("\n"),
+        },
+      }
       : {}),
   });
   const config = applyFlags(loaded, {
-    model: flags.model,
+    model,
     maxTurns: flags.maxTurns,
     permissionMode: flags.permissionMode,
     allow: flags.allow,
@@ -387,7 +448,7 @@ export async function openHost<M extends HostMcp = HostMcp>(
     ...await scrubLegacyKeys(loaded.sources),
   ];
   if (project.warning) warnings.push(project.warning);
-  const resolved = resolveModel(config, flags.model);
+  const resolved = resolveModel(config, model);
   if (flags.budget?.maxCost !== undefined && !resolved.price) {
     // Without a price nothing has a cost, and the cap would silently never trigger.
     throw new ConfigError({
@@ -397,8 +458,9 @@ export async function openHost<M extends HostMcp = HostMcp>(
         `tokens) to [[providers]] "${resolved.provider.name}", or cap tokens with --max-tokens`,
     });
   }
+  const limits = new LearnedLimits(home);
   const bind = (r: ResolvedModel, recording?: Parameters<typeof bindModel>[0]["recording"]) =>
-    bindModel({ config, resolved: r, env: opts.env, home, trust, recording });
+    bindModel({ config, resolved: r, env: opts.env, home, trust, recording, limits });
   const p = resolved.provider;
   // The default model is bound before anything starts, so its errors stop start-up.
   const defaultBinding = await bind(
@@ -443,23 +505,31 @@ export async function openHost<M extends HostMcp = HostMcp>(
       ...mcp?.directTools ?? [],
     ];
     const tempDir = await Deno.makeTempDir({ prefix: "reasonix-" });
-    const permissions = await setupPermissions({
-      permissions: config.permissions,
-      // The home's keys and OAuth tokens are no business of the model's tools or commands.
-      sandbox: {
-        ...config.sandbox,
-        forbid_read: [
-          ...config.sandbox.forbid_read,
-          join(home, ".env"),
-          ...opts.forbidRead ?? [],
-        ],
-      },
-      workspaceRoot,
-      projectDir: opts.cwd,
-      tempDir,
-      env: opts.env,
-    });
-    const defaultKey = flags.model;
+    let permissions: Awaited<ReturnType<typeof setupPermissions>>;
+    try {
+      permissions = await setupPermissions({
+        permissions: config.permissions,
+        // The home's keys and OAuth tokens are no business of the model's tools or commands.
+        sandbox: {
+          ...config.sandbox,
+          forbid_read: [
+            ...config.sandbox.forbid_read,
+            join(home, ".env"),
+            ...opts.forbidRead ?? [],
+          ],
+        },
+        workspaceRoot,
+        projectDir: opts.cwd,
+        tempDir,
+        env: opts.env,
+      });
+      // A mode whose commands run unasked needs its sandbox: find out now, not mid-run.
+      await permissions.preflight();
+    } catch (error) {
+      await Deno.remove(tempDir, { recursive: true }).catch(() => {});
+      throw error;
+    }
+    const defaultKey = model;
     return new Host<M>({
       config,
       warnings,

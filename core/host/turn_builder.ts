@@ -30,7 +30,10 @@ export interface TurnBuilderOptions {
   /** e.g. `linux x86_64`. */
   platform: string;
   isGitRepo: boolean;
-  /** The clock; the date is read from it on every turn. Default: the system clock. */
+  /**
+   * The clock; the date is read from it before every user turn, so a session that runs past
+   * midnight learns the new day on its next turn. Default: the system clock.
+   */
   now?: () => Date;
   /** Decides what the model sees of the history (a checkpoint may have replaced the facts). */
   context?: ContextManager;
@@ -47,10 +50,20 @@ export interface TurnBuilderOptions {
   resources?: McpResourceReader;
 }
 
-/** The user's local calendar date, `YYYY-MM-DD`. */
+/**
+ * The user's local calendar date with its UTC offset, `2026-12-01 (UTC+08:00)`: the day as the
+ * user lives it (the process time zone, `TZ`), with the offset so "today" and "tomorrow" can
+ * be related to UTC timestamps in tool output.
+ */
 export function localDate(now: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+  // getTimezoneOffset is minutes *behind* UTC: UTC+08:00 reports -480.
+  const east = -now.getTimezoneOffset();
+  const sign = east < 0 ? "-" : "+";
+  const offset = `${pad(Math.floor(Math.abs(east) / 60))}:${pad(Math.abs(east) % 60)}`;
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${
+    pad(now.getDate())
+  } (UTC${sign}${offset})`;
 }
 
 /** Builds user turns; an agent's {@linkcode TurnSource}. */

@@ -17,28 +17,38 @@ Deno.test("the local date is read every turn and rides the user message when it 
   const root = await workspace({});
   try {
     let now = new Date(2026, 2, 1, 23, 59);
+    let reads = 0;
     const turns = new TurnBuilder({
       workspaceRoot: root,
       platform: "linux x86_64",
       isGitRepo: false,
-      now: () => now,
+      now: () => (reads++, now),
     });
     const session = new Session();
     const first = await turns.build({ text: "hello" }, session, { signal });
     assert.match(
       first.content,
-      /<environment>[\s\S]*date: 2026-03-01[\s\S]*<\/environment>\n\nhello$/,
+      /<environment>[\s\S]*\ndate: 2026-03-01 \(UTC[+-]\d{2}:\d{2}\)\n[\s\S]*<\/environment>\n\nhello$/,
     );
     session.append({ role: "user", content: first.content });
     session.append({ role: "assistant", content: "hi" });
 
     const same = await turns.build({ text: "again" }, session, { signal });
     assert.equal(same.content, "again", "nothing volatile repeats while the date stands");
+    session.append({ role: "user", content: same.content });
+    session.append({ role: "assistant", content: "ok" });
+    const before = session.messages.map((m) => m.content);
 
     now = new Date(2026, 2, 2, 0, 1);
     const next = await turns.build({ text: "later" }, session, { signal });
-    assert.equal(next.content, "<date>2026-03-02</date>\n\nlater");
-    assert.equal(localDate(new Date(2026, 0, 5, 0, 0)), "2026-01-05");
+    assert.equal(next.content, `later\n\n<date>${localDate(now)}</date>`, "a suffix of this turn");
+    assert.match(localDate(now), /^2026-03-02 \(UTC[+-]\d{2}:\d{2}\)$/);
+    assert.deepEqual(session.messages.map((m) => m.content), before, "earlier turns untouched");
+    assert.ok(reads >= 3, "the clock is read before every user turn");
+    session.append({ role: "user", content: next.content });
+    session.append({ role: "assistant", content: "ok" });
+    const after = await turns.build({ text: "more" }, session, { signal });
+    assert.equal(after.content, "more", "the new day is told once");
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -1,7 +1,8 @@
 /**
  * Memory facts (spec §3.6): small durable notes with an immutable id, a monotonic revision,
  * times, a type and a scope (this project, or global). One JSON file per fact; every update
- * first snapshots the previous revision; forgetting archives rather than deletes. Ids are
+ * first snapshots the previous revision; forgetting archives rather than deletes; `restore`
+ * brings back an archived fact or an earlier revision as a new, higher revision. Ids are
  * validated, symlinks are refused, writes never overwrite by accident, and a stale revision
  * is a conflict, not a lost update.
  *
@@ -70,6 +71,24 @@ async function refuseSymlink(path: string): Promise<void> {
   }
 }
 
+/**
+ * Reads one fact file. A file whose id is not the one its name promises is refused: the id is
+ * used to build later paths, so a planted file must not steer them.
+ */
+async function readFact(path: string, id: string): Promise<Fact | undefined> {
+  let fact: Fact;
+  try {
+    fact = JSON.parse(await Deno.readTextFile(path)) as Fact;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+  if (fact?.id !== id || !Number.isInteger(fact.revision) || typeof fact.text !== "string") {
+    throw new MemoryError("memory_invalid", `${path} is not a valid record of fact ${id}`);
+  }
+  return fact;
+}
+
 /** One scope's directory: `<dir>/<id>.json`, `history/<id>/<rev>.json`, `archive/<id>.json`. */
 class ScopeDir {
   constructor(readonly dir: string, readonly scope: FactScope) {}
@@ -90,12 +109,27 @@ class ScopeDir {
   async read(id: string, sub = ""): Promise<Fact | undefined> {
     const path = this.#file(id, sub);
     await refuseSymlink(path);
+    return await readFact(path, id);
+  }
+
+  /** The snapshots of a fact's earlier revisions, oldest first. */
+  async history(id: string): Promise<Fact[]> {
+    checkId(id);
+    const dir = join(this.dir, "history", id);
+    await refuseSymlink(join(this.dir, "history"));
+    await refuseSymlink(dir);
+    const out: Fact[] = [];
     try {
-      return JSON.parse(await Deno.readTextFile(path)) as Fact;
+      for await (const entry of Deno.readDir(dir)) {
+        const match = /^([1-9][0-9]{0,8})\.json$/.exec(entry.name);
+        if (!entry.isFile || !match) continue;
+        const fact = await readFact(join(dir, entry.name), id).catch(() => undefined);
+        if (fact?.revision === Number(match[1])) out.push(fact);
+      }
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return undefined;
-      throw error;
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
+    return out.sort((a, b) => a.revision - b.revision);
   }
 
   async list(sub = ""): Promise<Fact[]> {
@@ -270,24 +304,75 @@ export class FactStore {
     return archived;
   }
 
-  /** Brings an archived fact back at a higher revision. */
-  async restore(id: string): Promise<Fact> {
+  /** Where a fact is, active or archived; both at once is a conflict nothing may resolve. */
+  async #locate(id: string): Promise<{ fact: Fact; dir: ScopeDir; archived: boolean }> {
+    checkId(id);
     for (const dir of Object.values(this.#scopes)) {
+      const active = await dir.read(id);
       const archived = await dir.read(id, "archive");
-      if (!archived) continue;
-      if (await dir.read(id)) {
-        throw new MemoryError("memory_conflict", `fact ${id} is already active`);
+      if (active && archived) {
+        throw new MemoryError(
+          "memory_conflict",
+          `fact ${id} is both active and archived; fix the memory directory by hand`,
+        );
       }
-      const { archived: _gone, ...rest } = archived;
-      const restored: Fact = {
-        ...rest,
-        revision: archived.revision + 1,
-        updated: this.#now().toISOString(),
-      };
+      if (active) return { fact: active, dir, archived: false };
+      if (archived) return { fact: archived, dir, archived: true };
+    }
+    throw new MemoryError("memory_not_found", `no fact ${id}, active or archived`);
+  }
+
+  /** Every revision of a fact still on disk (snapshots, then the current one), oldest first. */
+  async revisions(id: string): Promise<Fact[]> {
+    const { fact, dir } = await this.#locate(id);
+    const earlier = (await dir.history(id)).filter((f) => f.revision < fact.revision);
+    return [...earlier, fact];
+  }
+
+  /**
+   * Makes an earlier revision's text and type current again, as a new, higher revision (the
+   * current one is snapshotted first, so nothing is lost). An archived fact becomes active;
+   * without `revision` it comes back with its last text. Restoring the revision that is
+   * already current is refused, as is a fact both active and archived.
+   */
+  async restore(id: string, revision?: number): Promise<Fact> {
+    const { fact, dir, archived } = await this.#locate(id);
+    const wanted = revision ?? (archived ? fact.revision : undefined);
+    if (wanted === undefined) {
+      throw new MemoryError(
+        "memory_invalid",
+        `fact ${id} is active; name the revision to restore (it is at ${fact.revision})`,
+      );
+    }
+    if (wanted === fact.revision && !archived) {
+      throw new MemoryError("memory_invalid", `revision ${wanted} of ${id} is already current`);
+    }
+    const source = wanted === fact.revision
+      ? fact
+      : (await dir.history(id)).find((f) => f.revision === wanted && wanted < fact.revision);
+    if (!source) {
+      throw new MemoryError(
+        "memory_not_found",
+        `fact ${id} has no revision ${wanted}; list its revisions with the memory tool`,
+      );
+    }
+    await dir.snapshot(fact);
+    const restored: Fact = {
+      id,
+      revision: fact.revision + 1,
+      created: fact.created,
+      updated: this.#now().toISOString(),
+      type: source.type,
+      scope: dir.scope,
+      text: source.text,
+    };
+    if (archived) {
+      // Never overwrites: an active file that appeared meanwhile makes this a conflict.
       await dir.create(restored);
       await dir.remove(id, "archive");
-      return restored;
+    } else {
+      await dir.replace(restored);
     }
-    throw new MemoryError("memory_not_found", `no archived fact ${id}`);
+    return restored;
   }
 }

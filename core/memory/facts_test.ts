@@ -83,3 +83,92 @@ Deno.test("path escapes, symlinks and overwrites are refused", async () => {
     await Deno.remove(elsewhere, { recursive: true });
   });
 });
+
+Deno.test("restoring an earlier revision makes its text current as a higher revision", async () => {
+  let clock = Date.parse("2026-01-01T00:00:00Z");
+  const root = await Deno.makeTempDir({ prefix: "reasonix-facts-" });
+  const store = new FactStore({
+    projectDir: join(root, "p"),
+    globalDir: join(root, "g"),
+    now: () => new Date(clock += 1000),
+  });
+  try {
+    const v1 = await store.create({ text: "uses npm", type: "project", scope: "project" });
+    await store.update(v1.id, 1, { text: "uses deno", type: "reference" });
+    const restored = await store.restore(v1.id, 1);
+    assert.equal(restored.revision, 3);
+    assert.equal(restored.text, "uses npm");
+    assert.equal(restored.type, "project");
+    assert.equal(restored.created, v1.created);
+    assert.ok(restored.updated > v1.updated);
+    assert.deepEqual(await store.list(), [restored]);
+    // The revision it replaced was kept: every revision is listed, oldest first.
+    const revisions = await store.revisions(v1.id);
+    assert.deepEqual(revisions.map((f) => [f.revision, f.text]), [
+      [1, "uses npm"],
+      [2, "uses deno"],
+      [3, "uses npm"],
+    ]);
+    // And can itself be restored, higher again.
+    assert.equal((await store.restore(v1.id, 2)).revision, 4);
+    assert.equal((await store.list())[0].text, "uses deno");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("a forgotten fact's revisions are listed and any of them can come back", async () => {
+  await withStore(async (store) => {
+    const v1 = await store.create({ text: "prefers tabs", type: "user", scope: "global" });
+    await store.update(v1.id, 1, { text: "prefers spaces" });
+    await store.archive(v1.id, 2);
+    const revisions = await store.revisions(v1.id);
+    assert.deepEqual(revisions.map((f) => [f.revision, f.archived ?? false]), [
+      [1, false],
+      [2, false],
+      [3, true],
+    ]);
+    const restored = await store.restore(v1.id, 1);
+    assert.equal(restored.revision, 4);
+    assert.equal(restored.text, "prefers tabs");
+    assert.equal(restored.scope, "global");
+    assert.deepEqual(await store.archived(), []);
+    assert.equal((await store.revisions(v1.id)).at(-2)?.archived, true);
+  });
+});
+
+Deno.test("restore refuses the current revision, unknown ones, conflicts and planted files", async () => {
+  await withStore(async (store, dirs) => {
+    const fact = await store.create({ text: "a", type: "project", scope: "project" });
+    await assert.rejects(() => store.restore(fact.id), /name the revision/);
+    await assert.rejects(() => store.restore(fact.id, 1), /already current/);
+    await assert.rejects(() => store.restore(fact.id, 7), /no revision 7/);
+    await assert.rejects(() => store.restore("f_nosuchfact1"), /no fact f_nosuchfact1/);
+    await assert.rejects(() => store.restore("../../x", 1), /not a fact id/);
+    await assert.rejects(() => store.revisions("../p"), /not a fact id/);
+
+    // Active and archived at once (a copy put back by hand): refused, nothing changes.
+    await store.update(fact.id, 1, { text: "b" });
+    await Deno.mkdir(join(dirs.project, "archive"));
+    const active = join(dirs.project, `${fact.id}.json`);
+    await Deno.copyFile(active, join(dirs.project, "archive", `${fact.id}.json`));
+    await assert.rejects(() => store.restore(fact.id, 1), /both active and archived/);
+    assert.equal((await store.list())[0].revision, 2);
+    await Deno.remove(join(dirs.project, "archive", `${fact.id}.json`));
+
+    // A snapshot that claims another id is not restored from.
+    const snapshot = join(dirs.project, "history", fact.id, "1.json");
+    const planted = JSON.parse(await Deno.readTextFile(snapshot));
+    await Deno.writeTextFile(snapshot, JSON.stringify({ ...planted, id: "../../../escape" }));
+    await assert.rejects(() => store.restore(fact.id, 1), /no revision 1/);
+
+    // A symlinked history directory is refused, not followed.
+    const elsewhere = await Deno.makeTempDir();
+    await Deno.remove(join(dirs.project, "history", fact.id), { recursive: true });
+    await Deno.symlink(elsewhere, join(dirs.project, "history", fact.id));
+    await assert.rejects(() => store.restore(fact.id, 1), /symbolic link/);
+    assert.deepEqual([...Deno.readDirSync(elsewhere)], []);
+    await Deno.remove(elsewhere, { recursive: true });
+    assert.equal((await store.list())[0].text, "b");
+  });
+});

@@ -5,14 +5,15 @@
  * without asking only when it is create-only, bounded, non-sensitive and a project or
  * reference fact of this project; such a call declares itself read-only to the permission
  * layer, so it falls back to allow (an explicit `deny` still wins). Every other memory
- * write goes through the preset like any writer.
+ * write goes through the preset like any writer, and so does `memory` with `restore`: a
+ * restore writes, every other `memory` call only reads.
  *
  * @module
  */
 import { z } from "zod";
 import { defineTool } from "../../tools/define.ts";
 import type { Tool, ToolAccess, ToolErrorCode, ToolResult } from "../../tools/types.ts";
-import { type FactStore, MemoryError, type MemoryErrorCode } from "./facts.ts";
+import { type Fact, type FactStore, MemoryError, type MemoryErrorCode } from "./facts.ts";
 import { factLine, rankFacts } from "./recall.ts";
 
 /** Longest fact saved without asking. */
@@ -58,6 +59,16 @@ function failure(error: unknown): ToolResult {
   throw error;
 }
 
+/** Facts, most recently updated first (ties by id, so the order is stable). */
+export function newestFirst(facts: readonly Fact[]): Fact[] {
+  return [...facts].sort((a, b) => b.updated.localeCompare(a.updated) || a.id.localeCompare(b.id));
+}
+
+/** One line per revision: a fact line, marked when that revision was the archived one. */
+export function revisionLine(fact: Fact): string {
+  return factLine(fact) + (fact.archived ? " (forgotten)" : "");
+}
+
 /** The three memory tools. `owner` is false for controllers that don't own the store. */
 export function memoryTools(store: FactStore, opts: { owner: boolean }): Tool[] {
   const memory = defineTool({
@@ -67,15 +78,51 @@ export function memoryTools(store: FactStore, opts: { owner: boolean }): Tool[] 
       "project facts and references saved in earlier sessions. Returns id, revision, scope, " +
       "type, date and text.",
     input: z.object({
-      query: z.string().min(1).describe("What to look for."),
+      query: z.string().min(1).optional().describe("What to look for; omit for the newest."),
+      archived: z.boolean().optional().describe("Search forgotten facts instead."),
+      id: z.string().optional().describe("List this fact's revisions."),
+      restore: z.number().int().min(1).optional().describe(
+        "With id: make this revision current again (as a new one).",
+      ),
       limit: z.number().int().min(1).max(50).optional().describe("Most facts, default 10."),
     }),
-    readOnly: true,
-    access: () => ({ rule: "Memory" }),
+    // Restoring writes; everything else only reads (see `access`).
+    readOnly: false,
+    access: (args): ToolAccess => ({ rule: "Memory", readOnly: args.restore === undefined }),
     async run(args) {
-      const ranked = rankFacts(await store.list(), args.query).slice(0, args.limit ?? 10);
-      if (ranked.length === 0) return { content: `No remembered fact matches "${args.query}".` };
-      return { content: ranked.map((s) => factLine(s.fact)).join("\n") };
+      try {
+        if (args.restore !== undefined) {
+          if (args.id === undefined) {
+            return {
+              content: "To restore, pass the fact's id with the revision to bring back.",
+              isError: true,
+              code: "invalid_arguments",
+            };
+          }
+          const fact = await store.restore(args.id, args.restore);
+          return {
+            content:
+              `Restored revision ${args.restore} of ${fact.id} as revision ${fact.revision}.`,
+          };
+        }
+        if (args.id !== undefined) {
+          return { content: (await store.revisions(args.id)).map(revisionLine).join("\n") };
+        }
+        const facts = args.archived ? await store.archived() : await store.list();
+        const shown = args.query === undefined
+          ? newestFirst(facts)
+          : rankFacts(facts, args.query).map((s) => s.fact);
+        const lines = shown.slice(0, args.limit ?? 10).map(factLine);
+        if (lines.length) return { content: lines.join("\n") };
+        const what = args.archived ? "forgotten fact" : "remembered fact";
+        return {
+          content: args.query === undefined
+            ? `No ${what}s.`
+            : `No ${what} matches "${args.query}".`,
+        };
+      } catch (error) {
+        return failure(error);
+      }
     },
   });
 

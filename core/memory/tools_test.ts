@@ -108,3 +108,43 @@ Deno.test("looksSensitive catches common secret shapes", () => {
   }
   assert.ok(!looksSensitive("the token bucket algorithm limits rates"));
 });
+
+Deno.test("memory lists forgotten facts and revisions and restores one as a writer", async () => {
+  const t = await tools();
+  try {
+    const v1 = await t.store.create({
+      text: "lint with deno lint",
+      type: "feedback",
+      scope: "project",
+    });
+    await t.store.update(v1.id, 1, { text: "lint with eslint" });
+    await t.store.archive(v1.id, 2);
+    assert.equal(call(t.memory, { query: "lint" }).access.readOnly, true);
+    assert.equal(call(t.memory, { id: v1.id }).access.readOnly, true);
+    assert.equal(call(t.memory, { id: v1.id, restore: 1 }).access.readOnly, false);
+    assert.equal(call(t.memory, { id: v1.id, restore: 1 }).access.rule, "Memory");
+
+    assert.match((await call(t.memory, { query: "lint" }).run()).content, /No remembered fact/);
+    const forgotten = await call(t.memory, { archived: true, query: "lint" }).run();
+    assert.match(forgotten.content, new RegExp(`^- \\[${v1.id} r3 project/feedback .*eslint$`));
+    assert.match((await call(t.memory, { archived: true }).run()).content, /eslint/);
+    const revisions = (await call(t.memory, { id: v1.id }).run()).content.split("\n");
+    assert.equal(revisions.length, 3);
+    assert.match(revisions[0], / r1 .*deno lint$/);
+    assert.match(revisions[2], / r3 .*eslint \(forgotten\)$/);
+
+    const restored = await call(t.memory, { id: v1.id, restore: 1 }).run();
+    assert.equal(restored.content, `Restored revision 1 of ${v1.id} as revision 4.`);
+    assert.match((await call(t.memory, {}).run()).content, new RegExp(`${v1.id} r4 .*deno lint`));
+
+    const again = await call(t.memory, { id: v1.id, restore: 4 }).run();
+    assert.equal(again.isError, true);
+    assert.equal(again.code, "invalid_arguments");
+    const missing = await call(t.memory, { restore: 1 }).run();
+    assert.equal(missing.isError, true);
+    const unknown = await call(t.memory, { id: "f_nosuchfact1", restore: 1 }).run();
+    assert.equal(unknown.code, "not_found");
+  } finally {
+    await t.cleanup();
+  }
+});

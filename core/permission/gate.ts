@@ -236,7 +236,7 @@ export class PermissionGate implements ToolGate {
         );
       }
       const justification = access.extraWriteDirs?.justification?.trim();
-      const choice = await this.#ask(broker, { emit, signal }, {
+      const choice = await this.#ask(broker, { emit, signal, callId }, {
         kind: "write_scope",
         tool: tool.name,
         summary: `${describeCall(call, root)} wants to write outside the writable roots: ${
@@ -268,7 +268,7 @@ export class PermissionGate implements ToolGate {
       return finish("ask", rule, headlessAskMessage({ verdict, call, preset, root }));
     }
     const sessionScope = this.#sessionScope(call, verdict);
-    const choice = await this.#ask(broker, { emit, signal }, {
+    const choice = await this.#ask(broker, { emit, signal, callId }, {
       kind: "tool",
       tool: tool.name,
       summary: describeCall(call, root),
@@ -286,10 +286,14 @@ export class PermissionGate implements ToolGate {
 
   async #ask(
     broker: ApprovalBroker,
-    { emit, signal }: { emit: Emit; signal: AbortSignal },
-    req: Omit<ApprovalRequest, "id">,
+    { emit, signal, callId }: { emit: Emit; signal: AbortSignal; callId: string },
+    req: Omit<ApprovalRequest, "id" | "callId">,
   ): Promise<ApprovalChoice> {
-    const request: ApprovalRequest = { id: `approval-${++this.#grants.requests}`, ...req };
+    const request: ApprovalRequest = {
+      id: `approval-${++this.#grants.requests}`,
+      callId,
+      ...req,
+    };
     // Asked before the event goes out, so a front end may answer while handling the event.
     const answer = broker.request(request, { signal });
     const answerable = broker.answer?.bind(broker);

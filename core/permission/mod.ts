@@ -22,11 +22,13 @@ export {
   type CallKind,
   DEFAULT_PRESET,
   findPreset,
+  nextSessionMode,
   type Preset,
   type PresetName,
   presetNamed,
   PRESETS,
   type SandboxMode,
+  SESSION_MODES,
 } from "./presets.ts";
 export { parseRule, type Rule } from "./rules.ts";
 export {

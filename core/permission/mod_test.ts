@@ -145,3 +145,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test("preflight checks the sandbox only where commands run without asking", async () => {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-preflight-" }));
+  try {
+    const open = (mode: string, allow: string[] = []) =>
+      setupPermissions({
+        permissions: { ...PERMS, mode, allow },
+        sandbox: { allow_write: [], forbid_read: [] },
+        workspaceRoot: base,
+        tempDir: base,
+        env: {},
+        os: "linux",
+        // No bwrap anywhere: only bash is found.
+        which: (name) => Promise.resolve(name === "bash" ? "/bin/bash" : undefined),
+      });
+    const missing = (e: Error) =>
+      e instanceof ConfigError && /bubblewrap \(bwrap\) is not installed/.test(e.message);
+    await assert.rejects(async () => await (await open("auto")).preflight(), missing);
+    await assert.rejects(async () => await (await open("read-only")).preflight(), missing);
+    // An allow rule lets some commands run unasked in ask mode, so it needs the sandbox too.
+    await assert.rejects(
+      async () => await (await open("ask", ["Bash(npm test)"])).preflight(),
+      missing,
+    );
+    await (await open("ask")).preflight();
+    await (await open("accept-edits", ["Edit"])).preflight();
+    await (await open("yolo")).preflight();
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

@@ -85,18 +85,31 @@ export interface PolicyOptions {
   shellSandbox: boolean;
 }
 
-/** Decides calls from rules and a preset. Pure: no I/O, no state. */
+/**
+ * Decides calls from rules and a preset. No I/O; the only state is the preset, which an
+ * interactive session may switch (`Permissions.setMode`).
+ */
 export class Policy {
-  readonly preset: Preset;
   readonly rules: RuleSet;
+  #preset: Preset;
   readonly #root: string;
   readonly #shellSandbox: boolean;
 
   constructor(opts: PolicyOptions) {
-    this.preset = opts.preset;
+    this.#preset = opts.preset;
     this.rules = opts.rules;
     this.#root = opts.workspaceRoot;
     this.#shellSandbox = opts.shellSandbox;
+  }
+
+  /** The active preset. */
+  get preset(): Preset {
+    return this.#preset;
+  }
+
+  /** Answers later calls with `preset`; use `Permissions.setMode`, which also moves the shell. */
+  usePreset(preset: Preset): void {
+    this.#preset = preset;
   }
 
   /** What kind of call this is, for the preset fallback. */

@@ -108,3 +108,17 @@ export function presetNamed(name: string): Preset {
     fix: `use one of: ${valid}`,
   });
 }
+
+/**
+ * The modes an interactive session may switch between (Shift+Tab, `/permissions`), in cycle
+ * order. They share one sandbox boundary and write confinement, so a switch changes only what
+ * asks and whether `bash` has network; `read-only` gives up Deno permissions for good and
+ * `yolo` has no sandbox, so neither is entered or left mid-session.
+ */
+export const SESSION_MODES: readonly PresetName[] = ["ask", "accept-edits", "auto"];
+
+/** The mode after `current` in {@linkcode SESSION_MODES}, or undefined when it is not one. */
+export function nextSessionMode(current: PresetName): PresetName | undefined {
+  const i = SESSION_MODES.indexOf(current);
+  return i < 0 ? undefined : SESSION_MODES[(i + 1) % SESSION_MODES.length];
+}

@@ -14,7 +14,7 @@ import { revokeWritePermissions } from "./deno_perms.ts";
 import { PermissionGate } from "./gate.ts";
 import { Policy, type RuleSet } from "./policy.ts";
 import { PermissionReadGuard } from "./read_guard.ts";
-import { type Preset, presetNamed, PRESETS } from "./presets.ts";
+import { type Preset, presetNamed, PRESETS, SESSION_MODES } from "./presets.ts";
 import { parseRule, type Rule } from "./rules.ts";
 import { refuseBroadRoots } from "./roots.ts";
 import {
@@ -22,6 +22,7 @@ import {
   createSandboxShell,
   type SandboxBackend,
   type SandboxPrograms,
+  SandboxUnavailableError,
 } from "./sandbox/mod.ts";
 import { findTrustedProgram } from "../../tools/shell.ts";
 import type { Workspace } from "../../tools/workspace/types.ts";
@@ -55,7 +56,8 @@ export interface PermissionSetupOptions {
 
 /** Everything the permission layer gives a runtime. */
 export interface Permissions {
-  preset: Preset;
+  /** The active preset; {@linkcode Permissions.setMode} changes it. */
+  readonly preset: Preset;
   policy: Policy;
   scope: WriteScope;
   gate: PermissionGate;
@@ -69,6 +71,27 @@ export interface Permissions {
    * FFI permissions). Call once boot is complete; it cannot be undone.
    */
   lockDown(): Promise<void>;
+  /**
+   * Switches the permission mode for every later call of every agent on these permissions
+   * (the policy's fallback and whether `bash` has network; the sandbox boundary stays). Only
+   * between {@linkcode SESSION_MODES}; anything else throws `ConfigError` and changes nothing.
+   */
+  setMode(mode: string): Preset;
+  /**
+   * When this mode or a rule lets commands run without asking, checks that their sandbox is
+   * installed and works here, so a missing backend stops start-up instead of a call mid-run.
+   * Throws `ConfigError` with the package to install and the mode that works without it.
+   */
+  preflight(opts?: { signal?: AbortSignal }): Promise<void>;
+}
+
+/** Whether commands may run without a person approving each one. */
+function commandsRunUnasked(preset: Preset, rules: RuleSet): boolean {
+  if (preset.strict) return preset.fallback.bash === "allow";
+  if (preset.fallback.bash === "allow") return true;
+  return rules.allow.some((r) =>
+    r.kind.startsWith("bash_") || (r.kind === "tool" && r.pattern.test("Bash"))
+  );
 }
 
 function parseList(
@@ -199,7 +222,8 @@ export async function setupPermissions(opts: PermissionSetupOptions): Promise<Pe
     workspaceRoot: root,
     shellSandbox: backend !== "none",
   });
-  const shell = createSandboxShell({
+  // Kept so a mode switch changes what later commands get (the launcher reads it per launch).
+  const shellOptions = {
     mode: preset.sandbox,
     network: preset.network,
     scope,
@@ -210,7 +234,8 @@ export async function setupPermissions(opts: PermissionSetupOptions): Promise<Pe
     controlDirs: [...new Set([root, projectDir])],
     allowUnixSockets: opts.sandbox.allow_unix_sockets ?? false,
     workspace,
-  });
+  };
+  const shell = createSandboxShell(shellOptions);
   const gate = new PermissionGate({
     policy,
     scope,
@@ -221,13 +246,45 @@ export async function setupPermissions(opts: PermissionSetupOptions): Promise<Pe
   });
   let locked = false;
   return {
-    preset,
+    get preset(): Preset {
+      return policy.preset;
+    },
+    setMode(mode: string): Preset {
+      const next = presetNamed(mode);
+      const current = policy.preset;
+      const switchable = (p: Preset) => SESSION_MODES.includes(p.name);
+      if (!switchable(current) || !switchable(next)) {
+        throw new ConfigError({
+          problem: `cannot switch the permission mode from "${current.name}" to "${next.name}" ` +
+            "during a session",
+          fix: `a session can move between ${SESSION_MODES.join(", ")}; start Reasonix with ` +
+            `--permission-mode ${next.name} for ${next.name}`,
+        });
+      }
+      policy.usePreset(next);
+      shellOptions.network = next.network;
+      shellOptions.presetName = next.name;
+      return next;
+    },
     policy,
     scope,
     gate,
     shell,
     readGuard: new PermissionReadGuard(policy, scope, on),
     backend,
+    async preflight(opts = {}) {
+      if (preset.sandbox === "none" || !commandsRunUnasked(preset, rules)) return;
+      try {
+        await shell.preflight?.(opts);
+      } catch (error) {
+        if (!(error instanceof SandboxUnavailableError)) throw error;
+        // Nothing has run yet: the sentence about the refused command does not apply.
+        throw new ConfigError({
+          problem: error.message.replace(/ The command was not run:.*$/, ""),
+          cause: error,
+        });
+      }
+    },
     async lockDown() {
       if (locked || !preset.strict) return;
       locked = true;

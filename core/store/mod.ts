@@ -19,3 +19,4 @@ export {
   openSession,
   SessionNotFoundError,
 } from "./session_store.ts";
+export { LearnedLimits, limitKey } from "./learned_limits.ts";

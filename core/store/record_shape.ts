@@ -6,7 +6,13 @@
  * @module
  */
 import type { Message } from "../../providers/types.ts";
-import type { MaintenanceFailure, ProjectionRecord, SessionMeta } from "./records.ts";
+import type {
+  MaintenanceFailure,
+  OfferedTool,
+  ProjectionRecord,
+  RawRef,
+  SessionMeta,
+} from "./records.ts";
 
 const ROLES = new Set(["system", "user", "assistant", "tool"]);
 
@@ -60,4 +66,18 @@ export function isProjection(v: unknown): v is ProjectionRecord {
 export function isFailure(v: unknown): v is MaintenanceFailure {
   return isObject(v) && isCount(v.generation) && typeof v.atTokens === "number" &&
     (v.status === "blocked" || v.status === "failed") && isString(v.reason);
+}
+
+/** The MCP tools a session offered. */
+export function isOfferedTools(v: unknown): v is OfferedTool[] {
+  return Array.isArray(v) &&
+    v.every((t) =>
+      isObject(t) && isString(t.name) && isString(t.description) && isObject(t.parameters) &&
+      typeof t.readOnly === "boolean" && isString(t.server) && isString(t.tool)
+    );
+}
+
+/** A reference into the session's raw file. */
+export function isRawRef(v: unknown): v is RawRef {
+  return isObject(v) && isCount(v.o) && isCount(v.n);
 }

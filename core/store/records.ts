@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Message } from "../../providers/types.ts";
+import type { JsonSchema, Message } from "../../providers/types.ts";
 
 /** Record format version. */
 export const TRANSCRIPT_VERSION = 1;
@@ -22,7 +22,10 @@ export interface SessionMeta {
 
 /** What a context checkpoint installs over the canonical messages (spec §3.6). */
 export interface ProjectionRecord {
-  /** Increases with every installed checkpoint. */
+  /**
+   * Increases with every installed summary. Prunes and truncations keep it, so the failure
+   * receipts of a generation survive them. Never shown to the model.
+   */
   generation: number;
   /** Canonical messages `[0, summarizedUpTo)` are replaced by `summary`. */
   summarizedUpTo: number;
@@ -42,9 +45,40 @@ export interface MaintenanceFailure {
   reason: string;
 }
 
+/**
+ * An MCP tool exactly as a session offered it to the model. A resumed session (and a new agent
+ * on it, `/model`) offers these bytes again, whatever the server lists now, so the tool block of
+ * the cached prompt prefix does not change and the history never names a tool that is gone.
+ */
+export interface OfferedTool {
+  /** The name the model sees, `mcp__<server>__<tool>`. */
+  name: string;
+  description: string;
+  /** The canonical JSON schema sent as the tool's parameters. */
+  parameters: JsonSchema;
+  readOnly: boolean;
+  /** The MCP server that offered it. */
+  server: string;
+  /** The tool's own name on that server. */
+  tool: string;
+}
+
+/**
+ * Where a tool message's raw content (`Message.rawContent`) is: `n` UTF-8 bytes from byte `o`
+ * of the session's raw file (`<id>.raw` beside `<id>.jsonl`). Raw text stays out of the
+ * transcript so listing, searching and resuming sessions read only what the model saw.
+ */
+export interface RawRef {
+  o: number;
+  n: number;
+}
+
 /** One line of a transcript. */
 export type TranscriptRecord =
   | { t: "session"; v: number; meta: SessionMeta }
-  | { t: "msg"; i: number; m: Message }
+  /** A message; `m.rawContent` is written to the raw file and referenced by `raw`. */
+  | { t: "msg"; i: number; m: Message; raw?: RawRef }
   | { t: "proj"; p: ProjectionRecord }
-  | { t: "fail"; f: MaintenanceFailure };
+  | { t: "fail"; f: MaintenanceFailure }
+  /** The MCP tools the session offers from here on; the last record wins. */
+  | { t: "tools"; tools: OfferedTool[] };

@@ -10,6 +10,7 @@ import { Session } from "../agent/session.ts";
 import { findSession, listSessions } from "./sessions.ts";
 import {
   type MaintenanceFailure,
+  type OfferedTool,
   type ProjectionRecord,
   readTranscript,
   TRANSCRIPT_VERSION,
@@ -29,6 +30,11 @@ export interface OpenedSession {
   /** The last installed checkpoint of a resumed session. */
   projection?: ProjectionRecord;
   failures: MaintenanceFailure[];
+  /**
+   * The MCP tools the session offered when it last ran; absent for a new session and for a
+   * transcript written before tools were recorded.
+   */
+  tools?: OfferedTool[];
   resumed: boolean;
   /** Tool calls given an "interrupted" result on resume. */
   repaired: number;
@@ -112,7 +118,8 @@ export async function openSession(opts: {
 
   const writer = await TranscriptWriter.open(path);
   try {
-    const loaded = await readTranscript(path);
+    // With the raw file: `session:tool_result` pages through full results after a resume too.
+    const loaded = await readTranscript(path, { raw: true });
     if (!loaded) throw new SessionNotFoundError(`${path} is not a Reasonix session transcript`);
     if (loaded.version > TRANSCRIPT_VERSION) {
       // Appending older records to a newer format could make it unreadable to that version.
@@ -139,6 +146,7 @@ export async function openSession(opts: {
       writer,
       projection: loaded.projection,
       failures: loaded.failures,
+      ...(loaded.tools ? { tools: loaded.tools } : {}),
       resumed: true,
       repaired: open.length,
       skippedLines: loaded.skippedLines,

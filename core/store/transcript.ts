@@ -3,15 +3,29 @@
  * record. A crash can only tear the last line, and a torn line is skipped on load, never the
  * whole file. The file is locked while a process appends to it.
  *
+ * Raw tool content (`Message.rawContent`, up to 4 MiB per result) goes to a second
+ * append-only file beside it, `<id>.raw`, written and fsynced before the message record that
+ * points at it; bytes a crash left without a record are never referenced. Only resuming the
+ * session reads it back.
+ *
  * @module
  */
 import { dirname, join } from "node:path";
 import type { Message } from "../../providers/types.ts";
 import { ReasonixError } from "../../errors.ts";
-import { isFailure, isMessage, isMeta, isProjection } from "./record_shape.ts";
+import {
+  isFailure,
+  isMessage,
+  isMeta,
+  isOfferedTools,
+  isProjection,
+  isRawRef,
+} from "./record_shape.ts";
 import {
   type MaintenanceFailure,
+  type OfferedTool,
   type ProjectionRecord,
+  type RawRef,
   type SessionMeta,
   TRANSCRIPT_VERSION,
   type TranscriptRecord,
@@ -19,7 +33,9 @@ import {
 
 export {
   type MaintenanceFailure,
+  type OfferedTool,
   type ProjectionRecord,
+  type RawRef,
   type SessionMeta,
   TRANSCRIPT_VERSION,
   type TranscriptRecord,
@@ -33,6 +49,8 @@ export interface LoadedTranscript {
   messages: Message[];
   projection?: ProjectionRecord;
   failures: MaintenanceFailure[];
+  /** The MCP tools the session last offered; absent in transcripts older than the record. */
+  tools?: OfferedTool[];
   /** Lines that could not be parsed (a torn last line, or damage). */
   skippedLines: number;
 }
@@ -51,12 +69,26 @@ export class TranscriptError extends ReasonixError {
 
 const encoder = new TextEncoder();
 
-/** Parses a transcript's text. Unparseable lines are skipped and counted. */
-export function parseTranscript(text: string): LoadedTranscript | undefined {
+/** The raw-content file of the transcript at `path`: `<id>.raw` beside `<id>.jsonl`. */
+export function rawPath(path: string): string {
+  return path.replace(/\.jsonl$/, "") + ".raw";
+}
+
+/**
+ * Parses a transcript's text. Unparseable lines are skipped and counted. With `raw` (the
+ * bytes of the session's raw file), tool messages get their `rawContent` back; a reference
+ * past its end (the file was lost or cut) leaves the message without it.
+ */
+export function parseTranscript(
+  text: string,
+  raw?: Uint8Array,
+): LoadedTranscript | undefined {
+  const decoder = new TextDecoder();
   let meta: SessionMeta | undefined;
   const messages: Message[] = [];
   let projection: ProjectionRecord | undefined;
   const failures: MaintenanceFailure[] = [];
+  let tools: OfferedTool[] | undefined;
   let skippedLines = 0;
   let version = TRANSCRIPT_VERSION;
   for (const line of text.split("\n")) {
@@ -75,8 +107,13 @@ export function parseTranscript(text: string): LoadedTranscript | undefined {
         break;
       case "msg":
         // Indices make a duplicated or reordered line harmless.
-        if (record.i === messages.length && isMessage(record.m)) messages.push(record.m);
-        else skippedLines++;
+        if (record.i === messages.length && isMessage(record.m)) {
+          const ref: unknown = record.raw;
+          if (raw && isRawRef(ref) && ref.o + ref.n <= raw.length) {
+            const rawContent = decoder.decode(raw.subarray(ref.o, ref.o + ref.n));
+            messages.push({ ...record.m, rawContent });
+          } else messages.push(record.m);
+        } else skippedLines++;
         break;
       case "proj":
         if (isProjection(record.p)) projection = record.p;
@@ -86,11 +123,17 @@ export function parseTranscript(text: string): LoadedTranscript | undefined {
         if (isFailure(record.f)) failures.push(record.f);
         else skippedLines++;
         break;
+      case "tools":
+        if (isOfferedTools(record.tools)) tools = record.tools;
+        else skippedLines++;
+        break;
       default:
         skippedLines++;
     }
   }
-  return meta ? { meta, version, messages, projection, failures, skippedLines } : undefined;
+  return meta
+    ? { meta, version, messages, projection, failures, ...(tools ? { tools } : {}), skippedLines }
+    : undefined;
 }
 
 /** An open, locked transcript being appended to. */
@@ -102,6 +145,10 @@ export class TranscriptWriter {
   #size: number;
   /** Records not yet written (the disk refused them), oldest first. */
   readonly #pending: Uint8Array[] = [];
+  /** The raw-content file, opened at the first raw content. */
+  #raw: Deno.FsFile | undefined;
+  /** Bytes in the raw file; a record only points below this. */
+  #rawSize = 0;
 
   private constructor(path: string, file: Deno.FsFile, size: number) {
     this.path = path;
@@ -172,12 +219,56 @@ export class TranscriptWriter {
    * Appends one record durably (written and fsynced before returning). When the disk refuses
    * it (full, read-only, I/O error), a partly written line is cut away so the file still ends
    * with a whole record, the record waits in memory, and `TranscriptError("transcript_write")`
-   * is thrown; the next append writes the waiting records first, in order.
+   * is thrown; the next append writes the waiting records first, in order. A message's
+   * `rawContent` is written to the raw file first and the record points at it.
    */
   append(record: TranscriptRecord): void {
     if (this.#closed) throw new TranscriptError("transcript_write", `${this.path} is closed`);
+    if (record.t === "msg" && record.m.rawContent !== undefined) {
+      const { rawContent, ...m } = record.m;
+      const ref = this.#writeRaw(rawContent);
+      record = { t: "msg", i: record.i, m, ...(ref ? { raw: ref } : {}) };
+    }
     this.#pending.push(encoder.encode(JSON.stringify(record) + "\n"));
     this.#flush();
+  }
+
+  /**
+   * Appends raw content to the raw file, durably, and returns where it is. When the disk
+   * refuses it, the file is cut back and undefined is returned: the message is still
+   * recorded (raw content is a local extra), only paging after a resume stops at its
+   * bounded content.
+   */
+  #writeRaw(text: string): RawRef | undefined {
+    const bytes = encoder.encode(text);
+    try {
+      if (!this.#raw) {
+        const file = Deno.openSync(rawPath(this.path), {
+          read: true,
+          write: true,
+          create: true,
+          mode: 0o600,
+        });
+        // Bytes a crash left past the last record are unreferenced: append after them.
+        this.#rawSize = file.seekSync(0, Deno.SeekMode.End);
+        this.#raw = file;
+      }
+      const file = this.#raw;
+      file.seekSync(this.#rawSize, Deno.SeekMode.Start);
+      let written = 0;
+      while (written < bytes.length) written += file.writeSync(bytes.subarray(written));
+      file.syncDataSync();
+    } catch {
+      try {
+        this.#raw?.truncateSync(this.#rawSize);
+      } catch {
+        // Left longer: the extra bytes are never referenced.
+      }
+      return undefined;
+    }
+    const ref = { o: this.#rawSize, n: bytes.length };
+    this.#rawSize += bytes.length;
+    return ref;
   }
 
   #flush(): void {
@@ -216,6 +307,7 @@ export class TranscriptWriter {
     }
     this.#closed = true;
     this.#file.close();
+    this.#raw?.close();
     try {
       Deno.removeSync(lockPath(this.path));
     } catch {
@@ -285,11 +377,24 @@ async function acquireLock(path: string): Promise<void> {
   throw new TranscriptError("transcript_locked", `could not lock ${path}; try again`);
 }
 
-/** Reads and parses a transcript file. */
-export async function readTranscript(path: string): Promise<LoadedTranscript | undefined> {
+/**
+ * Reads and parses a transcript file; with `raw`, also the session's raw file, so tool
+ * messages carry their `rawContent` (resuming needs it; listing and searching do not).
+ */
+export async function readTranscript(
+  path: string,
+  opts: { raw?: boolean } = {},
+): Promise<LoadedTranscript | undefined> {
   let text: string;
+  let raw: Uint8Array | undefined;
   try {
     text = await Deno.readTextFile(path);
+    if (opts.raw) {
+      raw = await Deno.readFile(rawPath(path)).catch((error) => {
+        if (error instanceof Deno.errors.NotFound) return undefined;
+        throw error;
+      });
+    }
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
     throw new TranscriptError(
@@ -300,7 +405,7 @@ export async function readTranscript(path: string): Promise<LoadedTranscript | u
       },
     );
   }
-  return parseTranscript(text);
+  return parseTranscript(text, raw);
 }
 
 /** The transcript path of a session. */

@@ -2,7 +2,9 @@
  * The MCP host of a run: one supervisor per effective server, started in the background.
  * Front ends read status, prompts and resources from here; the composition root takes the
  * tools of servers that are ready early as direct tools and registers the capability source
- * for everything (so servers that connect late never change the tool list).
+ * for everything (so servers that connect late never change the tool list). A resumed session
+ * offers the tools it recorded instead ({@linkcode McpHost.restoreTools}), and
+ * {@linkcode McpHost.watchTools} reports where the live lists differ from them.
  *
  * @module
  */
@@ -17,7 +19,8 @@ import type { CallToolResult } from "./sdk.ts";
 import { type McpClientCustomization, openSession } from "./session.ts";
 import { type CallOptions, ServerSupervisor, type SupervisorContext } from "./supervisor.ts";
 import { stripControl } from "./text.ts";
-import { isReadOnly, mcpCapability, mcpTool } from "./tool_adapter.ts";
+import { isReadOnly, mcpCapability, mcpTool, recordedMcpTool } from "./tool_adapter.ts";
+import { canonicalize } from "../../tools/canonical.ts";
 import type {
   McpPromptCommand,
   McpPromptResult,
@@ -26,6 +29,7 @@ import type {
   McpServerEntry,
   McpServerStatus,
   McpToolEntry,
+  RecordedMcpTool,
   StdioLauncher,
 } from "./types.ts";
 
@@ -89,6 +93,8 @@ export class McpHost {
   readonly #proxies = new ProxyClients();
   readonly #opts: McpHostOptions;
   readonly #ctx: SupervisorContext;
+  /** The server and tool behind every direct tool this host made. */
+  readonly #origins = new WeakMap<Tool, { server: string; tool: string }>();
   #started = false;
   #closed = false;
 
@@ -220,10 +226,104 @@ export class McpHost {
       }
       for (const tool of offered) taken.add(tool.name);
       tools.push(...offered);
+      for (const tool of offered) {
+        const info = supervisor.session!.tools.find((t) => mcpToolName(name, t.name) === tool.name);
+        if (info) this.#origins.set(tool, { server: name, tool: info.name });
+      }
       count += offered.length;
       bytes += size;
     }
     return tools;
+  }
+
+  /** The server and tool behind a direct tool this host made, for the session's record. */
+  toolOrigin(tool: Tool): { server: string; tool: string } | undefined {
+    return this.#origins.get(tool);
+  }
+
+  /**
+   * Direct tools with exactly the definitions a session recorded, for the servers declared
+   * now. Their calls wait for the server (bounded by its start-up timeout) and check that it
+   * still lists the tool; the schema bytes never depend on whether the server is ready, so a
+   * resumed session offers the tool block it had. Records of undeclared servers get no tool.
+   */
+  restoreTools(recorded: readonly RecordedMcpTool[]): Tool[] {
+    const out: Tool[] = [];
+    for (const record of recorded) {
+      const supervisor = this.#supervisors.get(record.server);
+      if (!supervisor) continue;
+      const tool = recordedMcpTool(supervisor, record, { callTimeoutMs: this.#opts.callTimeoutMs });
+      this.#origins.set(tool as Tool, { server: record.server, tool: record.tool });
+      out.push(tool as Tool);
+    }
+    return out;
+  }
+
+  /**
+   * Compares the live tool lists of the servers in `offered` with what a session offers, now
+   * and on every change, and reports each new difference once (a server that is not ready is
+   * compared when it becomes ready). The session keeps its tools; this only says what differs
+   * and what to do. Returns a function that stops watching.
+   */
+  watchTools(offered: readonly RecordedMcpTool[], report: (message: string) => void): () => void {
+    const byServer = new Map<string, RecordedMcpTool[]>();
+    for (const r of offered) {
+      if (this.#supervisors.has(r.server)) {
+        byServer.set(r.server, [...byServer.get(r.server) ?? [], r]);
+      }
+    }
+    if (byServer.size === 0) return () => {};
+    const last = new Map<string, string>();
+    const check = () => {
+      for (const [server, records] of byServer) {
+        const message = this.#toolListDifference(server, records);
+        if (message === undefined) continue;
+        if (last.get(server) === message) continue;
+        last.set(server, message);
+        if (message) report(message);
+      }
+    };
+    check();
+    return this.onChange(check);
+  }
+
+  /**
+   * How the live list of `server` differs from `records`: undefined while it is not ready, ""
+   * when it matches.
+   */
+  #toolListDifference(server: string, records: RecordedMcpTool[]): string | undefined {
+    const supervisor = this.#supervisors.get(server)!;
+    const session = supervisor.session;
+    if (!session) return undefined;
+    const live = new Map<string, string>();
+    for (const info of session.tools) {
+      const tool = mcpTool(supervisor, info, { callTimeoutMs: this.#opts.callTimeoutMs });
+      if (live.has(tool.name)) continue;
+      live.set(tool.name, bytesOf(tool.description, canonicalize(tool.schema), tool.readOnly));
+    }
+    const recorded = new Set(records.map((r) => r.name));
+    const changed: string[] = [];
+    const gone: string[] = [];
+    for (const r of records) {
+      const now = live.get(r.name);
+      if (now === undefined) gone.push(r.name);
+      else if (now !== bytesOf(r.description, r.parameters, r.readOnly)) changed.push(r.name);
+    }
+    const added = [...live.keys()].filter((n) => !recorded.has(n)).sort();
+    if (!changed.length && !gone.length && !added.length) return "";
+    const parts = [
+      changed.length ? `changed ${names(changed)}` : "",
+      gone.length ? `no longer listed ${names(gone)}` : "",
+      added.length ? `new ${names(added)}` : "",
+    ].filter(Boolean);
+    return stripControl(
+      `MCP server "${server}" now lists other tools than this session offers (${
+        parts.join("; ")
+      }). The session keeps the definitions it started with, so the cached prompt stays ` +
+        "valid: calls to tools it no longer lists fail with a message, and its new tools are " +
+        `reachable through use_capability ("mcp:${server}:<tool>"). Start a new session to ` +
+        "offer its current tools directly.",
+    );
   }
 
   /** Every live MCP tool as a `use_capability` capability. */
@@ -416,4 +516,13 @@ export class McpHost {
     this.#proxies.close();
     this.#listeners.clear();
   }
+}
+
+function bytesOf(description: string, schema: unknown, readOnly: boolean): string {
+  return JSON.stringify([description, schema, readOnly]);
+}
+
+function names(list: string[]): string {
+  const shown = list.slice(0, 5).join(", ");
+  return list.length > 5 ? `${shown} and ${list.length - 5} more` : shown;
 }

@@ -51,6 +51,17 @@ export class McpConnectionLostError extends McpUnavailableError {
   }
 }
 
+/**
+ * A call's server did not become ready within its start-up timeout: what happened and what to
+ * do about it, in words the model can pass on to the user.
+ */
+export function notReadyMessage(server: string, startupTimeoutMs: number): string {
+  return `MCP server "${server}" is not ready after ${startupTimeoutMs / 1000}s, so the call ` +
+    `did not run. Check the server with \`reasonix mcp get ${server}\`, or give it more time ` +
+    "with `startup_timeout_seconds` in its declaration (default " +
+    "`[tools].mcp_startup_timeout_seconds`).";
+}
+
 /** Options of one request through the supervisor. */
 export interface RequestOptions {
   signal?: AbortSignal;
@@ -201,10 +212,10 @@ export class ServerSupervisor {
     } catch (error) {
       if (opts.signal?.aborted) throw opts.signal.reason;
       if (bound.aborted) {
-        throw new McpUnavailableError(
-          `MCP server "${this.name}" is not ready after ${spec.startupTimeoutMs / 1000}s`,
-          { server: this.name, errorClass: "startup_timeout" },
-        );
+        throw new McpUnavailableError(notReadyMessage(this.name, spec.startupTimeoutMs), {
+          server: this.name,
+          errorClass: "startup_timeout",
+        });
       }
       throw error;
     }

@@ -12,7 +12,8 @@ import { toolResultText } from "./content.ts";
 import { McpUnavailableError } from "./failure.ts";
 import { mcpCapabilityId, mcpToolName } from "./names.ts";
 import { ErrorCode, McpError, type McpToolInfo } from "./sdk.ts";
-import type { ServerSupervisor } from "./supervisor.ts";
+import { notReadyMessage, type ServerSupervisor } from "./supervisor.ts";
+import type { RecordedMcpTool } from "./types.ts";
 import { stripControl } from "./text.ts";
 
 /** Settings every adapted tool shares. */
@@ -50,12 +51,23 @@ export interface McpToolCall extends AdapterOptions {
   /** The tool's name on the server. */
   tool: string;
   args: Record<string, unknown>;
+  /**
+   * The tool was offered from a session record rather than the server's live list: wait for
+   * the server, then check that it still lists the tool before calling it.
+   */
+  recorded?: boolean;
 }
 
 function failure(error: unknown, { supervisor, tool, callTimeoutMs }: McpToolCall): ToolResult {
   const server = supervisor.name;
   if (error instanceof McpUnavailableError) {
-    return { content: error.message, isError: true, code: "unavailable" };
+    // The call's own wait and the start it waited for end at the same bound; either way the
+    // result names the fix.
+    const timeoutMs = supervisor.spec?.startupTimeoutMs;
+    const content = error.errorClass === "startup_timeout" && timeoutMs !== undefined
+      ? notReadyMessage(server, timeoutMs)
+      : error.message;
+    return { content, isError: true, code: "unavailable" };
   }
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return {
@@ -81,6 +93,18 @@ export async function runMcpTool(
 ): Promise<ToolResult> {
   const { supervisor, tool, args } = call;
   try {
+    if (call.recorded) {
+      const session = await supervisor.ready({ signal: ctx.signal });
+      if (!session.tools.some((t) => t.name === tool)) {
+        return {
+          content: `MCP server "${supervisor.name}" no longer offers the tool ` +
+            `"${stripControl(tool)}" (it did when this session started), so the call did not ` +
+            "run. Use another tool, or `use_capability` to see what the server offers now.",
+          isError: true,
+          code: "unavailable",
+        };
+      }
+    }
     const result = await supervisor.callTool(tool, args, {
       signal: ctx.signal,
       timeoutMs: call.callTimeoutMs,
@@ -135,5 +159,26 @@ export function mcpCapability(
     destructive: !readOnly && info.annotations?.destructiveHint === true,
     rule: mcpToolName(supervisor.name, info.name),
     invoke: (args, ctx) => runMcpTool({ ...opts, supervisor, tool: info.name, args }, ctx),
+  };
+}
+
+/**
+ * A direct tool with exactly the definition a session recorded, calling the tool of that name
+ * on the supervised server once it is ready (spec: the tool list of a session is stable).
+ */
+export function recordedMcpTool(
+  supervisor: ServerSupervisor,
+  record: RecordedMcpTool,
+  opts: AdapterOptions,
+): Tool<Record<string, unknown>> {
+  const { name, readOnly } = record;
+  return {
+    name,
+    description: record.description,
+    schema: record.parameters as JsonSchema,
+    readOnly,
+    access: () => ({ rule: name, readOnly }),
+    execute: (args, ctx) =>
+      runMcpTool({ ...opts, supervisor, tool: record.tool, args, recorded: true }, ctx),
   };
 }

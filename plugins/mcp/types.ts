@@ -180,6 +180,22 @@ export interface McpToolEntry {
   readOnly: boolean;
 }
 
+/**
+ * An MCP tool as a session offered it (the host's transcript record), so a resumed session
+ * offers the same bytes whether or not the server is ready or still lists it.
+ */
+export interface RecordedMcpTool {
+  /** The name the model sees, `mcp__<server>__<tool>`. */
+  name: string;
+  description: string;
+  /** The canonical JSON schema that was sent. */
+  parameters: Record<string, unknown>;
+  readOnly: boolean;
+  server: string;
+  /** The tool's own name on the server. */
+  tool: string;
+}
+
 /** An MCP prompt, offered as the slash command `/mcp__<server>__<prompt>`. */
 export interface McpPromptCommand {
   /** The command without its slash, e.g. `mcp__github__review`. */

@@ -8,6 +8,9 @@ export {
   ANTHROPIC_IDLE_TIMEOUT_MS,
   AnthropicProvider,
   createAnthropicProvider,
+  MIN_THINKING_BUDGET,
+  THINKING_ANSWER_RESERVE,
+  thinkingBudgetFor,
 } from "./provider.ts";
 export {
   ANTHROPIC_VERSION,

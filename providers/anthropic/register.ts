@@ -7,4 +7,8 @@
 import { registerProviderKind } from "../registry.ts";
 import { ANTHROPIC_DESCRIPTOR, createAnthropicProvider } from "./provider.ts";
 
-registerProviderKind("anthropic", createAnthropicProvider, ANTHROPIC_DESCRIPTOR);
+registerProviderKind("anthropic", createAnthropicProvider, {
+  ...ANTHROPIC_DESCRIPTOR,
+  options: ["thinking", "thinking_budget"],
+  requestPath: "/v1/messages",
+});

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { capabilitiesFor, requestForCapabilities } from "../capabilities.ts";
 import type { ProviderSettings } from "../registry.ts";
 import { SseProvider } from "../sse_provider.ts";
 import type { Provider } from "../types.ts";
@@ -34,11 +35,13 @@ export class OpenAiProvider extends SseProvider {
       );
     }
     const maxTokensField: MaxTokensField = field ?? "max_tokens";
+    // A model without image support never receives an image part, whatever the history holds.
+    const caps = capabilitiesFor({ ...settings, kind: "openai" });
     super(settings, {
       url: resolveRequestUrl(settings),
       headers: buildHeaders(settings),
       idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
-      buildBody: (req) => buildRequestBody(req, { maxTokensField }),
+      buildBody: (req) => buildRequestBody(requestForCapabilities(req, caps), { maxTokensField }),
       decode: decodeChatStream,
     });
   }

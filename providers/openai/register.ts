@@ -7,4 +7,8 @@
 import { registerProviderKind } from "../registry.ts";
 import { createOpenAiProvider } from "./provider.ts";
 
-registerProviderKind("openai", createOpenAiProvider);
+registerProviderKind("openai", createOpenAiProvider, {
+  requiresMaxTokens: false,
+  options: ["max_tokens_field"],
+  requestPath: "/chat/completions",
+});

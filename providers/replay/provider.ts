@@ -69,6 +69,16 @@ export class ReplayProvider implements Provider {
     });
   }
 
+  /** The body the recorded kind sends for `req`; see {@link Provider.body}. */
+  body(req: ProviderRequest): string {
+    return this.#inner.body?.(req) ?? JSON.stringify(req);
+  }
+
+  /** The recorded kind's cache-keyed parameters; see {@link Provider.cacheKey}. */
+  cacheKey(req: ProviderRequest): string {
+    return this.#inner.cacheKey?.(req) ?? "";
+  }
+
   /** Streams the next recorded completion; see {@link Provider.stream}. */
   async *stream(req: ProviderRequest, opts: { signal: AbortSignal }): AsyncIterable<Chunk> {
     try {

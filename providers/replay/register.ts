@@ -7,4 +7,7 @@
 import { registerProviderKind } from "../registry.ts";
 import { createReplayProvider } from "./provider.ts";
 
-registerProviderKind("replay", createReplayProvider);
+registerProviderKind("replay", createReplayProvider, {
+  requiresMaxTokens: false,
+  options: ["file", "strict"],
+});

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { capabilitiesFor, requestForCapabilities } from "../capabilities.ts";
 import type { ProviderSettings } from "../registry.ts";
 import { SseProvider } from "../sse_provider.ts";
 import type { Provider } from "../types.ts";
@@ -34,11 +35,13 @@ export class ResponsesProvider extends SseProvider {
       includeEncryptedReasoning: include,
       reasoningSummary: summary,
     };
+    // A model without image support never receives an image part, whatever the history holds.
+    const caps = capabilitiesFor({ ...settings, kind: "responses" });
     super(settings, {
       url: resolveResponsesUrl(settings),
       headers: buildResponsesHeaders(settings),
       idleTimeoutMs: RESPONSES_IDLE_TIMEOUT_MS,
-      buildBody: (req) => buildResponsesBody(req, bodyOptions),
+      buildBody: (req) => buildResponsesBody(requestForCapabilities(req, caps), bodyOptions),
       decode: decodeResponsesStream,
     });
   }

@@ -7,4 +7,8 @@
 import { registerProviderKind } from "../registry.ts";
 import { createResponsesProvider } from "./provider.ts";
 
-registerProviderKind("responses", createResponsesProvider, { requiresMaxTokens: false });
+registerProviderKind("responses", createResponsesProvider, {
+  requiresMaxTokens: false,
+  options: ["encrypted_reasoning", "reasoning_summary"],
+  requestPath: "/responses",
+});

@@ -92,6 +92,23 @@ export function startFakeLlm(opts: FakeLlmOptions): Promise<FakeLlm> {
     requests.push(req);
 
     const format = formatFor(raw.method, raw.path);
+    if (opts.apiKey !== undefined && presentedKey(raw.headers) !== opts.apiKey) {
+      const anthropic = "anthropic-version" in raw.headers ? anthropicFormat : format;
+      await sendBody(res, {
+        status: 401,
+        body: anthropic.errorBody(401, req),
+        headers: { connection },
+      });
+      return;
+    }
+    if (opts.models && raw.method === "GET" && raw.path.split("?")[0].endsWith("/models")) {
+      await sendBody(res, {
+        status: 200,
+        body: modelList(opts.models, "anthropic-version" in raw.headers),
+        headers: { connection },
+      });
+      return;
+    }
     if (!format.matches(raw.method, raw.path)) {
       await sendBody(res, {
         status: 404,
@@ -245,6 +262,38 @@ async function sendBody(
 
 function lowercaseKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/** The key a request presents: `Authorization: Bearer …` or `x-api-key`. */
+function presentedKey(headers: Record<string, string>): string | undefined {
+  const bearer = /^Bearer\s+(.*)$/i.exec(headers["authorization"] ?? "")?.[1];
+  return bearer ?? headers["x-api-key"];
+}
+
+/** A `GET /models` body in the OpenAI or the Anthropic shape. */
+function modelList(
+  models: readonly (string | { id: string; context_length?: number })[],
+  anthropic: boolean,
+): string {
+  const entries = models.map((m) => typeof m === "string" ? { id: m } : m);
+  if (anthropic) {
+    const data = entries.map((m) => ({
+      type: "model",
+      id: m.id,
+      display_name: m.id,
+      created_at: "2026-01-01T00:00:00Z",
+    }));
+    return JSON.stringify({
+      data,
+      has_more: false,
+      first_id: data[0]?.id ?? null,
+      last_id: data.at(-1)?.id ?? null,
+    });
+  }
+  return JSON.stringify({
+    object: "list",
+    data: entries.map((m) => ({ object: "model", created: 0, owned_by: "fake", ...m })),
+  });
 }
 
 /** Length of the common byte prefix of two buffers. */

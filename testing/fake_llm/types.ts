@@ -144,6 +144,19 @@ export interface FakeLlmOptions {
    * drops before the response, which would hide a scripted `reset: "before-headers"`.
    */
   keepAlive?: boolean;
+  /**
+   * Models the endpoint lists at `GET …/models`, OpenAI-style (`{"object":"list","data":[{"id"}]}`),
+   * or Anthropic-style (`{"data":[{"type":"model","id"}],"has_more":false}`) when the request
+   * carries `anthropic-version`. An entry may state its window (`context_length`, as
+   * OpenRouter does). Without this option that path is not an endpoint (404). Listing
+   * requests are recorded but use no script step.
+   */
+  models?: readonly (string | { id: string; context_length?: number })[];
+  /**
+   * The one API key the fake accepts (Bearer or `x-api-key`); any other gets the format's
+   * realistic 401 and uses no script step. Default: every key is accepted.
+   */
+  apiKey?: string;
 }
 
 /** A running fake server. */

@@ -25,6 +25,8 @@ import type { FakeStep } from "../fake_llm/mod.ts";
 import { RUN_FLAGS } from "../../cli/release/compile.ts";
 import { buildBundle, bundleEntry, installArgs } from "../../cli/release/bundle.ts";
 import { historyLatency, longCompactingSession } from "./context.ts";
+import { readLoopSession } from "../support/read_loop.ts";
+import { truncationScaling } from "./truncation.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = join(ROOT, "cli/main.ts");
@@ -362,6 +364,41 @@ if (import.meta.main) {
     `| ${"BM25: query, p95 over 100k".padEnd(40)} | ${
       `${history.p95QueryMs.toFixed(2)} ms`.padStart(12)
     } |`,
+  ].join("\n"));
+
+  // The context issue's sessions: maintenance under pressure, and a summary model that fails.
+  const reads = await readLoopSession({
+    window: 20_000,
+    reads: 40,
+    fileBytes: 12_000,
+    summaries: "ok",
+  });
+  const failing = await readLoopSession({
+    window: 128_000,
+    reads: 110,
+    fileBytes: 12_000,
+    summaries: "empty",
+  });
+  const scaling = await truncationScaling();
+  const perDoubling = Math.max(...scaling.slice(1).map((r, i) => r.ms / scaling[i].ms));
+  console.log("\nContext maintenance under pressure:\n");
+  console.log([
+    "| measure                                  |        value | target   |",
+    "|------------------------------------------|--------------|----------|",
+    `| ${"20K window, 40 reads of 12 KB: cacheable".padEnd(40)} | ${
+      `${(reads.prefixShare * 100).toFixed(1)} %`.padStart(12)
+    } | ≥ 65 %    |`,
+    `| ${"128K, 110 reads, empty summaries: paid".padEnd(40)} | ${
+      String(failing.summaryRequests).padStart(12)
+    } | ≤ 6      |`,
+    ...scaling.map((r) =>
+      `| ${`truncating transaction, ${r.rounds} rounds`.padEnd(40)} | ${
+        `${r.ms.toFixed(2)} ms`.padStart(12)
+      } |          |`
+    ),
+    `| ${"worst growth per doubling".padEnd(40)} | ${
+      `×${perDoubling.toFixed(2)}`.padStart(12)
+    } | ≤ ×2.2    |`,
   ].join("\n"));
   await Deno.remove(installRoot, { recursive: true });
 }

@@ -165,15 +165,55 @@ async function staticClosure(bundle: string, entry: string): Promise<Map<string,
   return out;
 }
 
-Deno.test("the headless run path loads neither the MCP SDK nor the interactive UI", async () => {
-  await built;
-  const closure = await staticClosure(join(dir, "bundle"), "cli/run.js");
-  assert.ok(closure.size > 1, "run.js imports its chunks statically");
+/** The npm packages (`name@version`-less) whose code is among `files`, by file. */
+function packagesIn(files: Map<string, string>, names: RegExp): string[] {
   // esbuild names each package's files in a comment with their npm path.
-  const heavy = /\/npm\/[^\n]*?\/(@modelcontextprotocol\/sdk|ajv|ink|react)\/\d[^/]*\//;
-  const loaded = [...closure].flatMap(([file, text]) => {
-    const hit = heavy.exec(text);
+  const pattern = new RegExp(`/npm/[^\\n]*?/(${names.source})/\\d[^/]*/`);
+  return [...files].flatMap(([file, text]) => {
+    const hit = pattern.exec(text);
     return hit ? [`${file}: ${hit[1]}`] : [];
   });
-  assert.deepEqual(loaded, []);
+}
+
+/** What a plain `reasonix run …` loads before any dynamic import but the MCP host's. */
+async function runPath(): Promise<Map<string, string>> {
+  const bundle = join(dir, "bundle");
+  const files = new Map<string, string>();
+  for (const entry of ["cli/main.js", "cli/commands/fast_run.js", "cli/run.js"]) {
+    for (const [file, text] of await staticClosure(bundle, entry)) files.set(file, text);
+  }
+  return files;
+}
+
+Deno.test("the headless run path loads neither the MCP SDK nor the interactive UI", async () => {
+  await built;
+  const closure = await runPath();
+  assert.ok(closure.size > 3, "run.js imports its chunks statically");
+  assert.deepEqual(packagesIn(closure, /@modelcontextprotocol\/sdk|ajv|ink|react/), []);
+  // The prompt library of `reasonix setup` loads with that command only: not on the run path,
+  // nor with the command tree every other command parses with.
+  const app = await staticClosure(join(dir, "bundle"), "cli/app.js");
+  assert.deepEqual(packagesIn(new Map([...closure, ...app]), /@clack\/prompts|@clack\/core/), []);
+});
+
+Deno.test("a plain reasonix run loads no command library, no node:child_process, node:fs or node:module", async () => {
+  await built;
+  const closure = await runPath();
+  assert.deepEqual(packagesIn(closure, /commander/), []);
+  // A bundled CommonJS module requires at load time with a top-level `var x = __require(…)`.
+  const eager = /^\s*var \w+ = __require\("node:(child_process|fs)"\)/m;
+  const required = (files: Map<string, string>) =>
+    [...files].flatMap(([file, text]) => {
+      const hit = eager.exec(text);
+      return hit ? [`${file}: node:${hit[1]}`] : [];
+    });
+  assert.deepEqual(required(closure), []);
+  // Nor `node:module`: esbuild's helpers make their `require` on first use (the bundle build).
+  const nodeModule = [...closure].filter(([, text]) => /from "node:module"/.test(text));
+  assert.deepEqual(nodeModule.map(([file]) => file), []);
+  // Every other command parses with the tree, where the build defers commander's two requires
+  // (used for executable subcommands only).
+  const app = await staticClosure(join(dir, "bundle"), "cli/app.js");
+  assert.equal(packagesIn(app, /commander/).length, 1, "cli/app.js loads commander");
+  assert.deepEqual(required(app), []);
 });

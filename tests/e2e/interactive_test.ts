@@ -155,6 +155,129 @@ Deno.test({
   },
 });
 
+/** Edits math.js or runs a command when asked; then reports what the tool said. */
+function polishScript(req: RecordedRequest): FakeStep {
+  const last = messages(req).at(-1)!;
+  const user = lastUser(req);
+  if (last.role === "tool") return { text: `Tool said: ${last.content.split("\n")[0]}` };
+  if (user.includes("fix the add function")) {
+    return {
+      toolCalls: [{
+        name: "edit_file",
+        arguments: JSON.stringify({ path: "math.js", old_string: "a - b", new_string: "a + b" }),
+      }],
+    };
+  }
+  if (user.includes("run the tests")) {
+    return {
+      toolCalls: [{ name: "bash", arguments: JSON.stringify({ command: "echo tests-passed" }) }],
+    };
+  }
+  return { text: `Unexpected request: ${user.slice(0, 80)}` };
+}
+
+Deno.test({
+  name: "interactive polish: the diff in the approval, Ctrl-C denies, the command once, Shift+Tab",
+  ignore: !(await TmuxSession.available()),
+  fn: async () => {
+    const fake = await startFakeLlm({ script: polishScript });
+    const repo = await makeRepo({ "math.js": "export function add(a, b) {\n  return a - b;\n}\n" });
+    const home = await makeHome(fake.url);
+    const env: Record<string, string> = {
+      HOME: Deno.env.get("HOME") ?? "/root",
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      TERM: "xterm-256color",
+      LANG: "C.UTF-8",
+      REASONIX_HOME: home,
+      REASONIX_E2E_KEY: "sk-e2e-test",
+    };
+    const denoDir = Deno.env.get("DENO_DIR");
+    if (denoDir) env.DENO_DIR = denoDir;
+    const argv = [
+      "env",
+      "-i",
+      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      ...REASONIX_TASK,
+    ];
+    const tmux = await TmuxSession.start(argv, { cwd: repo, width: 120, height: 40 });
+    const visible = () => tmux.capture(0);
+    try {
+      await tmux.waitFor("Ask anything", 60_000);
+      // The status line ends with the permission mode.
+      await tmux.waitFor(/· ask\s*$/m);
+
+      // The edit's approval shows the diff it would make, before anything is written.
+      await tmux.type("please fix the add function");
+      await tmux.keys("Enter");
+      let screen = await tmux.waitFor(/\+\s+return a \+ b;/);
+      assert.match(screen, /Allow this\?/);
+      assert.match(screen, /-\s+return a - b;/);
+      assert.equal(
+        await Deno.readTextFile(join(repo, "math.js")),
+        "export function add(a, b) {\n  return a - b;\n}\n",
+      );
+
+      // Ctrl-C at the approval denies it and says so; no "Cancelling…" line is left behind.
+      await tmux.keys("C-c");
+      screen = await tmux.waitFor("Ctrl-C denied the call and stopped the turn.");
+      assert.match(screen, /✗ Denied: edit_file math\.js/);
+      assert.doesNotMatch(screen, /Cancelled by the user while running/);
+      await tmux.waitFor("Ask anything");
+      assert.doesNotMatch(await visible(), /Cancelling/);
+      assert.equal(
+        await Deno.readTextFile(join(repo, "math.js")),
+        "export function add(a, b) {\n  return a - b;\n}\n",
+      );
+
+      // A command's approval shows the command once, where it runs and its sandbox.
+      await tmux.type("run the tests");
+      await tmux.keys("Enter");
+      screen = await tmux.waitFor("Run this command?");
+      const overlay = (await visible()).slice((await visible()).indexOf("Run this command?"));
+      assert.equal(overlay.split("echo tests-passed").length - 1, 1, overlay);
+      assert.match(
+        overlay,
+        new RegExp(`in ${repo.replaceAll("/", "\\/")} · workspace-write sandbox`),
+      );
+      await tmux.keys("Escape");
+      await tmux.waitFor("Tool said:");
+      await tmux.waitFor("Ask anything");
+
+      // Shift+Tab cycles the mode shown on the status line.
+      await tmux.keys("BTab");
+      await tmux.waitFor(/· accept-edits\s*$/m);
+      await tmux.keys("BTab");
+      await tmux.waitFor(/· auto\s*$/m);
+      await tmux.keys("BTab");
+      await tmux.waitFor(/· ask\s*$/m);
+
+      // In accept-edits the edit runs without a prompt.
+      await tmux.keys("BTab");
+      await tmux.waitFor(/· accept-edits\s*$/m);
+      await tmux.type("please fix the add function");
+      await tmux.keys("Enter");
+      await tmux.waitFor(/Tool said: (?!The user denied)/);
+      assert.equal(
+        await Deno.readTextFile(join(repo, "math.js")),
+        "export function add(a, b) {\n  return a + b;\n}\n",
+      );
+      await tmux.waitFor("Ask anything");
+      await tmux.keys("C-d");
+      await tmux.waitFor("[exit 0]");
+    } catch (error) {
+      throw new Error(
+        `${(error as Error).message}\n--- final screen ---\n${await tmux.capture()}`,
+        { cause: error },
+      );
+    } finally {
+      await tmux.kill();
+      await fake.close();
+      await Deno.remove(repo, { recursive: true });
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+});
+
 Deno.test("bare reasonix off a terminal prints the usage instead of waiting", async () => {
   const repo = await makeRepo({});
   const home = await makeHome("http://127.0.0.1:9/v1");

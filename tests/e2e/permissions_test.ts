@@ -48,7 +48,7 @@ async function scripted(
 Deno.test("headless ask fails closed, tells the model what would allow it, and lists the decision", async () => {
   const run = await scripted([], [call("bash", { command: "touch pwned" })]);
   try {
-    assert.equal(run.result.code, 0, run.result.stderr);
+    assert.equal(run.result.code, 3, "finished, but an action was refused");
     const summary = JSON.parse(run.result.stdout);
     assert.equal(summary.status, "completed");
     assert.equal(summary.permissions.length, 1);
@@ -69,6 +69,19 @@ Deno.test("headless ask fails closed, tells the model what would allow it, and l
     assert.equal(toolResults(run.requests[1])[0], decision.reason);
     assert.match(run.result.stderr, /✗ Not run: bash `touch pwned` needs approval/);
     assert.equal(await exists(join(run.repo, "pwned")), false);
+    // Refused for want of an approver: listed with the complete fix, never cut.
+    assert.equal(summary.refused.length, 1);
+    assert.equal(summary.refused[0].tool, "bash");
+    assert.equal(summary.refused[0].summary, "bash touch pwned");
+    assert.match(summary.refused[0].reason, /^Not run: bash `touch pwned` needs approval/);
+    assert.match(summary.refused[0].fix, /^To allow it, pass --allow "Bash\(touch:\*\)"/);
+    assert.match(
+      summary.refused[0].fix,
+      /--permission-mode auto to run commands inside the workspace sandbox without asking\.$/,
+    );
+    const block = run.result.stderr.slice(run.result.stderr.indexOf("1 action was refused"));
+    assert.match(block, /^1 action was refused \(exit code 3\):\n {2}✗ bash touch pwned\n/);
+    assert.ok(block.includes(summary.refused[0].fix), "the whole fix is on stderr");
   } finally {
     await run.cleanup();
   }

@@ -80,7 +80,8 @@ Deno.test("--output-format stream-json writes Claude Code's message shapes, pair
       ["run", "--output-format", "stream-json", "what does the note say?"],
       { cwd: repo, home },
     );
-    assert.equal(result.code, 0, result.stderr);
+    // The script's `bash` call needs an approver this run does not have: finished, but refused.
+    assert.equal(result.code, 3, result.stderr);
     const lines = parseLines(result.stdout);
 
     const init = lines[0];

@@ -4,13 +4,19 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { z } from "zod";
 import { defineTool } from "../define.ts";
 import { resolveToolPath } from "../paths.ts";
 import { registerBuiltinTool } from "../registry.ts";
 import { findTrustedProgram } from "../shell.ts";
-import type { ShellLaunch, ShellPrograms, Tool, ToolContext, ToolResult } from "../types.ts";
+import {
+  MAX_RAW_CONTENT_BYTES,
+  type ShellLaunch,
+  type ShellPrograms,
+  type Tool,
+  type ToolContext,
+  type ToolResult,
+} from "../types.ts";
 import type { ProcessSignal, WorkspaceProcess } from "../workspace/types.ts";
 import { HeadTailBuffer } from "./output_buffer.ts";
 
@@ -23,6 +29,8 @@ export const KILL_GRACE_MS = 2000;
 /** How long output may stay open after the command exits before its holders are stopped. */
 const DRAIN_GRACE_MS = 500;
 const PROGRESS_INTERVAL_MS = 5000;
+/** Raw-content room left for what follows the output (notes, exit code). */
+const RAW_TRAILER_BYTES = 4096;
 
 const input = z.object({
   command: z.string().min(1).describe("The command line, run with `bash -c`."),
@@ -133,8 +141,11 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 export interface RunBashOptions {
   /** Time between progress reports. Default 5 s. */
   progressIntervalMs?: number;
-  /** Cap on the saved log file. Default 64 MiB. */
-  logMaxBytes?: number;
+  /**
+   * Cap on the raw content (the complete output and what follows it). Default
+   * `MAX_RAW_CONTENT_BYTES` (4 MiB), the pipeline's cap.
+   */
+  rawMaxBytes?: number;
 }
 
 /** Runs one `bash` call; the registered tool uses the default options. */
@@ -179,17 +190,11 @@ export async function runBash(
       code: "io",
     };
   }
-  let logPath: string | undefined;
   const sink = new HeadTailBuffer({
     headBytes: BASH_HEAD_BYTES,
     tailBytes: BASH_TAIL_BYTES,
-    spillMaxBytes: opts.logMaxBytes,
-    openSpill: async () => {
-      await ws.mkdir(ctx.tempDir, { recursive: true });
-      const path = join(ctx.tempDir, `bash-${Date.now()}-${child.pid}.log`);
-      logPath = path;
-      return await ws.open(path, { write: true, createNew: true });
-    },
+    // Room for the notes and the exit code, so the raw text stays within the pipeline's cap.
+    keepBytes: (opts.rawMaxBytes ?? MAX_RAW_CONTENT_BYTES) - RAW_TRAILER_BYTES,
   });
   const pumps = [pump(child.stdout, sink), pump(child.stderr, sink)];
   const drained = Promise.all(pumps.map((p) => p.done));
@@ -237,21 +242,31 @@ export async function runBash(
     if (onAbort) ctx.signal.removeEventListener("abort", onAbort);
   }
   const status = await child.status;
-  const spilled = await sink.closeSpill();
   const undone = await launched.settle?.() ?? [];
 
-  const parts: string[] = [sink.total === 0 ? "(no output)" : sink.text().replace(/\n$/, "")];
-  if (spilled && logPath) {
-    parts.push(
-      sink.spilledBytes < sink.total
-        ? `[the first ${sink.spilledBytes} bytes of the output (${sink.total} bytes in all) ` +
-          `saved to ${logPath}; the log is capped, so rerun with the output filtered or ` +
-          "redirected to a file to see the rest]"
-        : `[full output (${sink.total} bytes) saved to ${logPath}]`,
-    );
+  const output = sink.total === 0 ? "(no output)" : sink.text().replace(/\n$/, "");
+  /** Notes and the ending, after the output in both the content and the raw text. */
+  const trailer: string[] = [];
+  let kept: string | undefined;
+  let note: string | undefined;
+  if (sink.omitted > 0) {
+    // The middle did not reach the model: the complete output (as far as the cap allows)
+    // is the raw content, which the session keeps and `session:tool_result` pages through.
+    const keptAll = sink.keptBytes >= sink.total;
+    note = keptAll
+      ? `[the full output (${sink.total} bytes) is kept with this result: read it with ` +
+        '`use_capability` "session:tool_result" and this call\'s id]'
+      : `[the first ${sink.keptBytes} bytes of the output (${sink.total} bytes in all) are ` +
+        'kept with this result: read them with `use_capability` "session:tool_result" and ' +
+        "this call's id; to see the rest, rerun with the output filtered or redirected to a " +
+        "file]";
+    kept = sink.keptText().replace(/\n$/, "") +
+      (keptAll
+        ? ""
+        : `\n[output cut here: the remaining ${sink.total - sink.keptBytes} bytes were not kept]`);
   }
   if (stoppedBackground) {
-    parts.push(
+    trailer.push(
       "[background processes that kept the output open were stopped; redirect their output " +
         "(e.g. `cmd > log 2>&1 &`) to keep them running]",
     );
@@ -259,35 +274,24 @@ export async function runBash(
   const meta: Record<string, unknown> = {
     exitCode: status.code,
     outputBytes: sink.total,
-    logFile: spilled ? logPath : undefined,
+    ...(kept !== undefined ? { keptBytes: sink.keptBytes } : {}),
   };
+  const texts = (): Pick<ToolResult, "content" | "raw"> => ({
+    content: [output, ...(note ? [note] : []), ...trailer].join("\n"),
+    ...(kept !== undefined ? { raw: [kept, ...trailer].join("\n") } : {}),
+  });
   if (ending === "timeout") {
-    parts.push(`Command timed out after ${timeoutMs / 1000}s`, ...undone);
-    return {
-      content: parts.join("\n"),
-      isError: true,
-      code: "timeout",
-      meta: { ...meta, timedOut: true },
-    };
+    trailer.push(`Command timed out after ${timeoutMs / 1000}s`, ...undone);
+    return { ...texts(), isError: true, code: "timeout", meta: { ...meta, timedOut: true } };
   }
   if (ending === "cancel") {
-    parts.push("Command cancelled", ...undone);
-    return {
-      content: parts.join("\n"),
-      isError: true,
-      code: "cancelled",
-      meta: { ...meta, cancelled: true },
-    };
+    trailer.push("Command cancelled", ...undone);
+    return { ...texts(), isError: true, code: "cancelled", meta: { ...meta, cancelled: true } };
   }
   const bySignal = status.signal ? ` (killed by ${status.signal})` : "";
-  parts.push(`Exit code: ${status.code}${bySignal}`, ...undone);
+  trailer.push(`Exit code: ${status.code}${bySignal}`, ...undone);
   const failed = status.code !== 0 || undone.length > 0;
-  return {
-    content: parts.join("\n"),
-    isError: failed,
-    ...(failed ? { code: "failed" } : {}),
-    meta,
-  };
+  return { ...texts(), isError: failed, ...(failed ? { code: "failed" } : {}), meta };
 }
 
 /** The `bash` tool. */
@@ -295,8 +299,8 @@ export const bashTool: Tool = defineTool({
   name: "bash",
   description: "Run a shell command with `bash -c` in the workspace root; returns its " +
     "combined stdout and stderr and the exit code. No stdin; pagers and colors are off. " +
-    "Output over 30 KiB keeps the start and the end, and the full output is saved to a file " +
-    "whose path is given. On timeout or cancellation every " +
+    "Output over 30 KiB keeps the start and the end; the full output (up to 4 MiB) is kept " +
+    "with the result for `session:tool_result`. On timeout or cancellation every " +
     "process the command started is killed; background processes still holding the output " +
     "when it exits are stopped too (redirect their output to keep them). Prefer read_file, " +
     "edit_file, grep, glob and ls over cat, sed, grep, find and ls.",

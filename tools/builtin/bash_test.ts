@@ -104,7 +104,7 @@ Deno.test("bash clamps timeout_seconds to the configured maximum", async () => {
   assert.equal(result.content, "(no output)\nCommand timed out after 0.5s");
 });
 
-Deno.test("bash keeps the head and tail of large output and saves the whole of it", async () => {
+Deno.test("bash keeps the head and tail of large output and the whole of it as raw", async () => {
   await using ws = await createTestWorkspace();
   const result = await callTool(bashTool, { command: "seq 1 200000" }, ws.ctx);
   assert.equal(result.isError, false);
@@ -113,13 +113,19 @@ Deno.test("bash keeps the head and tail of large output and saves the whole of i
   assert.ok(bytes <= BASH_HEAD_BYTES + BASH_TAIL_BYTES + 500, `${bytes} bytes`);
   assert.ok(result.content.startsWith("1\n2\n3\n"));
   assert.match(result.content, /\n\[\.\.\. \d+ bytes omitted \.\.\.\]\n/);
-  assert.match(result.content, /\n199999\n200000\n\[full output \(1288895 bytes\) saved to /);
+  assert.match(
+    result.content,
+    /\n199999\n200000\n\[the full output \(1288895 bytes\) is kept with this result: read it with `use_capability` "session:tool_result"/,
+  );
   assert.ok(result.content.endsWith("\nExit code: 0"));
   const omitted = Number(result.content.match(/\[\.\.\. (\d+) bytes omitted/)![1]);
   assert.equal(omitted, full.length - BASH_HEAD_BYTES - BASH_TAIL_BYTES);
-  const log = result.meta?.logFile as string;
-  assert.ok(log.startsWith(ws.ctx.tempDir));
-  assert.equal(await Deno.readTextFile(log), full);
+  // The raw text is the complete output with the same ending, and no file is named.
+  assert.equal(result.raw, full + "Exit code: 0");
+  assert.equal(result.meta?.keptBytes, full.length);
+  assert.doesNotMatch(result.content, /saved to|\.log\b/);
+  assert.ok(!result.content.includes(ws.ctx.tempDir));
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(ws.ctx.tempDir)).catch(() => []), []);
 });
 
 Deno.test("bash stops background processes that keep its output open", async () => {
@@ -256,19 +262,24 @@ Deno.test("bash declares its command and extra write dirs, which need a justific
   assert.equal(bashTool.parse!({ command: "x", timeout_seconds: 0 }).ok, false);
 });
 
-Deno.test("bash says how much of a very large output the capped log file holds", async () => {
+Deno.test("bash says how much of an output over the raw cap it kept", async () => {
   await using ws = await createTestWorkspace();
   const parsed = bashTool.parse!({ command: "seq 1 200000" });
   assert.ok(parsed.ok);
   const result = await runBash(parsed.value as Parameters<typeof runBash>[0], ws.ctx, {
-    logMaxBytes: 100_000,
+    rawMaxBytes: 104_096,
   });
   assert.equal(result.isError, false);
   assert.match(
     result.content,
-    /\[the first 100000 bytes of the output \(1288895 bytes in all\) saved to \S+; the log is capped/,
+    /\[the first 100000 bytes of the output \(1288895 bytes in all\) are kept with this result: read them with `use_capability` "session:tool_result" and this call's id; to see the rest, rerun/,
   );
   assert.doesNotMatch(result.content, /full output/);
-  const log = result.meta?.logFile as string;
-  assert.equal((await Deno.stat(log)).size, 100_000);
+  const full = Array.from({ length: 200000 }, (_, i) => String(i + 1)).join("\n") + "\n";
+  assert.equal(
+    result.raw,
+    full.slice(0, 100_000).replace(/\n$/, "") +
+      "\n[output cut here: the remaining 1188895 bytes were not kept]\nExit code: 0",
+  );
+  assert.ok(new TextEncoder().encode(result.raw).length <= 104_096);
 });

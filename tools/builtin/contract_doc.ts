@@ -1,30 +1,42 @@
 /**
- * Reads and rewrites `docs/TOOL_CONTRACT.md`, whose per-tool JSON blocks must equal the
- * canonical schemas in code. Shared by the drift test and the regeneration script.
+ * Reads and rewrites the tool contract, `docs/TOOL_CONTRACT.md` and its Chinese twin
+ * `docs/TOOL_CONTRACT.zh-CN.md`. Each `## \`tool\`` section holds generated parts that must
+ * equal the code: the `- Kind:` line, the description exactly as the model reads it (a
+ * ```text block) and the canonical JSON Schema (a ```json block). The prose around them is
+ * hand-written, in each document's language. Shared by the drift test and the regeneration
+ * script (`tests/contract/`, where the tools a real run offers can be assembled).
  *
  * @module
  */
 import { canonicalize } from "../canonical.ts";
 import type { Tool } from "../types.ts";
 
-/** The command that rewrites the doc's generated parts from the code. */
+/** The command that rewrites the documents' generated parts from the code. */
 export const REGENERATE_COMMAND =
-  "deno run --allow-read --allow-write tools/builtin/gen_contract.ts";
+  "deno run --allow-read --allow-write --allow-env --allow-net --allow-run --allow-sys " +
+  "tests/contract/gen_contract.ts";
 
-/** The contract document, relative to this module. */
+/** The English contract document, relative to this module. */
 export const CONTRACT_URL: URL = new URL("../../docs/TOOL_CONTRACT.md", import.meta.url);
+/** The Chinese twin: the same sections and generated blocks, Chinese prose. */
+export const CONTRACT_ZH_URL: URL = new URL("../../docs/TOOL_CONTRACT.zh-CN.md", import.meta.url);
+/** Both documents, English first. */
+export const CONTRACT_URLS: readonly URL[] = [CONTRACT_URL, CONTRACT_ZH_URL];
 
 /** One `## \`tool_name\`` section of the document. */
 export interface ContractSection {
   name: string;
   /** Value of the `- Kind:` line (`read-only` or `writer`), if present. */
   kind?: string;
+  /** Text of the first ```text block (the description the model reads), if present. */
+  description?: string;
   /** Text of the first ```json block, if present. */
   json?: string;
 }
 
 const HEADING = /^## `([^`]+)`[ \t]*$/gm;
 const KIND = /^- Kind: (.*)$/m;
+const TEXT_BLOCK = /^```text\n([\s\S]*?)\n```$/m;
 const JSON_BLOCK = /^```json\n([\s\S]*?)\n```$/m;
 
 interface RawSection {
@@ -51,7 +63,12 @@ function sections(doc: string): RawSection[] {
 export function parseContract(doc: string): ContractSection[] {
   return sections(doc).map(({ name, start, end }) => {
     const body = doc.slice(start, end);
-    return { name, kind: body.match(KIND)?.[1]?.trim(), json: body.match(JSON_BLOCK)?.[1] };
+    return {
+      name,
+      kind: body.match(KIND)?.[1]?.trim(),
+      description: body.match(TEXT_BLOCK)?.[1],
+      json: body.match(JSON_BLOCK)?.[1],
+    };
   });
 }
 
@@ -60,9 +77,15 @@ export function schemaJson(tool: Tool): string {
   return JSON.stringify(canonicalize(tool.schema), null, 2);
 }
 
-/** The `- Kind:` value for a tool. */
+/** The `- Kind:` value for a tool: its static kind, which decides whether calls run in parallel. */
 export function kindOf(tool: Tool): string {
   return tool.readOnly ? "read-only" : "writer";
+}
+
+/** How one section differs from the code, for the drift test's messages. */
+export interface ContractDrift {
+  name: string;
+  part: "section" | "kind" | "description" | "json";
 }
 
 /** Result of {@linkcode regenerateContract}. */
@@ -70,12 +93,34 @@ export interface RegeneratedContract {
   doc: string;
   /** Tools with no section in the document. */
   missing: string[];
-  /** Sections that name no existing tool. */
+  /** Sections that name no offered tool. */
   unknown: string[];
 }
 
-/** Rewrites every section's JSON block and kind line from `tools`. */
-export function regenerateContract(doc: string, tools: Tool[]): RegeneratedContract {
+/** Every difference between the document and `tools`: missing sections, stale generated parts. */
+export function contractDrift(doc: string, tools: readonly Tool[]): ContractDrift[] {
+  const parsed = new Map(parseContract(doc).map((s) => [s.name, s]));
+  const drift: ContractDrift[] = [];
+  for (const tool of tools) {
+    const section = parsed.get(tool.name);
+    if (!section) {
+      drift.push({ name: tool.name, part: "section" });
+      continue;
+    }
+    if (section.kind !== kindOf(tool)) drift.push({ name: tool.name, part: "kind" });
+    if (section.description !== tool.description) {
+      drift.push({ name: tool.name, part: "description" });
+    }
+    if (section.json !== schemaJson(tool)) drift.push({ name: tool.name, part: "json" });
+  }
+  return drift;
+}
+
+/**
+ * Rewrites every section's kind line, description block and JSON block from `tools`. A
+ * missing description block goes before the JSON block.
+ */
+export function regenerateContract(doc: string, tools: readonly Tool[]): RegeneratedContract {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const raw = sections(doc);
   const unknown = raw.filter((s) => !byName.has(s.name)).map((s) => s.name);
@@ -90,10 +135,14 @@ export function regenerateContract(doc: string, tools: Tool[]): RegeneratedContr
     body = KIND.test(body)
       ? body.replace(KIND, `- Kind: ${kindOf(tool)}`)
       : `\n\n- Kind: ${kindOf(tool)}${body}`;
-    const block = "```json\n" + schemaJson(tool) + "\n```";
+    const json = "```json\n" + schemaJson(tool) + "\n```";
     body = JSON_BLOCK.test(body)
-      ? body.replace(JSON_BLOCK, () => block)
-      : `${body.trimEnd()}\n\n${block}\n\n`;
+      ? body.replace(JSON_BLOCK, () => json)
+      : `${body.trimEnd()}\n\n${json}\n\n`;
+    const text = "```text\n" + tool.description + "\n```";
+    body = TEXT_BLOCK.test(body)
+      ? body.replace(TEXT_BLOCK, () => text)
+      : body.replace(JSON_BLOCK, (block) => `${text}\n\n${block}`);
     out += doc.slice(last, section.start) + body;
     last = section.end;
   }

@@ -1,28 +1,18 @@
 /**
- * Bounded capture of a process's output: the first and last bytes in memory, the middle
- * dropped (and optionally spilled to a log file, itself capped).
+ * Bounded capture of a process's output: the first and last bytes for the model, and
+ * optionally the complete output up to a cap, kept in memory for the session's raw content
+ * (never a file: a file in the session's temp directory vanishes at exit while the
+ * transcript still names it).
  *
  * @module
  */
-
-/** Where the complete output is spilled: a workspace file handle, for one. */
-export interface SpillFile {
-  /** Writes some of `data`; the number of bytes written. */
-  write(data: Uint8Array): Promise<number>;
-  close(): void | Promise<void>;
-}
 
 /** Options of {@linkcode HeadTailBuffer}. */
 export interface HeadTailOptions {
   headBytes: number;
   tailBytes: number;
-  /**
-   * Called once, when output first exceeds head + tail, to open a file that receives the
-   * complete output (up to `spillMaxBytes`). Returning undefined disables spilling.
-   */
-  openSpill?(): Promise<SpillFile | undefined>;
-  /** Cap on the spill file. Default 64 MiB. */
-  spillMaxBytes?: number;
+  /** Keep the complete output, up to this many bytes, for {@linkcode HeadTailBuffer.keptText}. */
+  keepBytes?: number;
 }
 
 /** Keeps the head and tail of a byte stream in fixed memory. */
@@ -33,13 +23,12 @@ export class HeadTailBuffer {
   #ringLength = 0;
   #ringPos = 0;
   #total = 0;
-  readonly #opts: HeadTailOptions;
-  #spill: Promise<SpillFile | undefined> | undefined;
-  #spillQueue: Promise<void> = Promise.resolve();
-  #spilled = 0;
+  readonly #keepMax: number;
+  readonly #kept: Uint8Array[] = [];
+  #keptLength = 0;
 
   constructor(opts: HeadTailOptions) {
-    this.#opts = opts;
+    this.#keepMax = Math.max(0, opts.keepBytes ?? 0);
     this.#head = new Uint8Array(opts.headBytes);
     this.#ring = new Uint8Array(opts.tailBytes);
   }
@@ -49,9 +38,9 @@ export class HeadTailBuffer {
     return this.#total;
   }
 
-  /** Bytes sent to the spill file (at most `spillMaxBytes`). */
-  get spilledBytes(): number {
-    return this.#spilled;
+  /** Bytes of the complete output kept (at most `keepBytes`). */
+  get keptBytes(): number {
+    return this.#keptLength;
   }
 
   /** Bytes neither in the head nor in the tail. */
@@ -62,16 +51,13 @@ export class HeadTailBuffer {
   /** Adds bytes in arrival order. */
   push(chunk: Uint8Array): void {
     if (chunk.length === 0) return;
-    if (
-      this.#opts.openSpill && !this.#spill &&
-      this.#total + chunk.length > this.#head.length + this.#ring.length
-    ) {
-      // Nothing has been dropped yet, so head + tail is the whole output so far.
-      const sofar = this.#ordered();
-      this.#spill = this.#opts.openSpill().catch(() => undefined);
-      this.#queueSpill(sofar);
+    const room = this.#keepMax - this.#keptLength;
+    if (room > 0) {
+      // Copied: a reader may reuse the chunk's memory for the next read.
+      const part = chunk.slice(0, room);
+      this.#kept.push(part);
+      this.#keptLength += part.length;
     }
-    if (this.#spill) this.#queueSpill(chunk.slice());
     this.#total += chunk.length;
     const toHead = Math.min(chunk.length, this.#head.length - this.#headLength);
     this.#head.set(chunk.subarray(0, toHead), this.#headLength);
@@ -111,28 +97,25 @@ export class HeadTailBuffer {
     return out;
   }
 
-  #queueSpill(bytes: Uint8Array): void {
-    const max = this.#opts.spillMaxBytes ?? 64 * 1024 * 1024;
-    const room = max - this.#spilled;
-    if (room <= 0) return;
-    const part = bytes.subarray(0, room);
-    this.#spilled += part.length;
-    const spill = this.#spill!;
-    this.#spillQueue = this.#spillQueue.then(async () => {
-      const file = await spill;
-      if (!file) return;
-      let offset = 0;
-      while (offset < part.length) offset += await file.write(part.subarray(offset));
-    }).catch(() => {});
-  }
-
-  /** Flushes and closes the spill file; returns whether one was written. */
-  async closeSpill(): Promise<boolean> {
-    if (!this.#spill) return false;
-    await this.#spillQueue;
-    const file = await this.#spill;
-    await file?.close();
-    return file !== undefined;
+  /**
+   * The complete output as far as it was kept (`keepBytes`), decoded; a UTF-8 sequence cut at
+   * the cap is left out rather than shown as a replacement character.
+   */
+  keptText(): string {
+    const all = new Uint8Array(this.#keptLength);
+    let at = 0;
+    for (const part of this.#kept) {
+      all.set(part, at);
+      at += part.length;
+    }
+    let end = all.length;
+    if (this.#keptLength < this.#total) {
+      // The next byte continues a sequence: back off to its lead byte.
+      let lead = end - 1;
+      while (lead > 0 && end - lead < 4 && (all[lead] & 0xc0) === 0x80) lead--;
+      if (lead >= 0 && lead + sequenceLength(all[lead]) > end) end = lead;
+    }
+    return new TextDecoder().decode(all.subarray(0, end));
   }
 
   /** The captured text: head, a marker with the omitted byte count, tail. */

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { HeadTailBuffer } from "./output_buffer.ts";
 
 const encode = (s: string) => new TextEncoder().encode(s);
@@ -28,20 +27,33 @@ Deno.test("HeadTailBuffer never splits a UTF-8 character at a cut", () => {
   assert.match(text, /^aé\n\[\.\.\. \d+ bytes omitted \.\.\.\]\né$/);
 });
 
-Deno.test("HeadTailBuffer spills the complete output to a file once it overflows", async () => {
-  const dir = await Deno.makeTempDir();
-  try {
-    const path = join(dir, "out.log");
-    const buffer = new HeadTailBuffer({
-      headBytes: 4,
-      tailBytes: 4,
-      openSpill: () => Deno.open(path, { write: true, createNew: true }),
-    });
-    const parts = ["ab", "cd", "ef", "gh", "ij", "klmnop"];
-    for (const part of parts) buffer.push(encode(part));
-    assert.equal(await buffer.closeSpill(), true);
-    assert.equal(await Deno.readTextFile(path), parts.join(""));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+Deno.test("HeadTailBuffer keeps the complete output up to keepBytes", () => {
+  const buffer = new HeadTailBuffer({ headBytes: 4, tailBytes: 4, keepBytes: 12 });
+  const parts = ["ab", "cd", "ef", "gh", "ij", "klmnop"];
+  for (const part of parts) buffer.push(encode(part));
+  assert.equal(buffer.text(), "abcd\n[... 8 bytes omitted ...]\nmnop");
+  assert.equal(buffer.keptBytes, 12);
+  assert.equal(buffer.keptText(), "abcdefghijkl");
+  const all = new HeadTailBuffer({ headBytes: 4, tailBytes: 4, keepBytes: 100 });
+  for (const part of parts) all.push(encode(part));
+  assert.equal(all.keptText(), parts.join(""));
+  assert.equal(new HeadTailBuffer({ headBytes: 4, tailBytes: 4 }).keptText(), "");
+});
+
+Deno.test("HeadTailBuffer keeps its own copy of pushed chunks", () => {
+  const buffer = new HeadTailBuffer({ headBytes: 1, tailBytes: 1, keepBytes: 10 });
+  const chunk = encode("abc");
+  buffer.push(chunk);
+  chunk.fill(0x7a); // a reader reusing its buffer
+  buffer.push(encode("def"));
+  assert.equal(buffer.keptText(), "abcdef");
+});
+
+Deno.test("HeadTailBuffer never splits a UTF-8 character at the keep cap", () => {
+  const buffer = new HeadTailBuffer({ headBytes: 2, tailBytes: 2, keepBytes: 4 });
+  buffer.push(encode("ab€cd")); // € is 3 bytes: the cap falls inside it
+  assert.equal(buffer.keptText(), "ab");
+  const exact = new HeadTailBuffer({ headBytes: 2, tailBytes: 2, keepBytes: 5 });
+  exact.push(encode("ab€"));
+  assert.equal(exact.keptText(), "ab€");
 });

@@ -9,12 +9,14 @@ import type { ReactNode } from "react";
 import { wrapLines } from "../markdown.ts";
 import { APPROVAL_CHOICES, type Overlay } from "../overlays.ts";
 import type { Styles } from "../style.ts";
-import { diffLines, looksLikeDiff } from "../text_util.ts";
+import { alignColumns, diffLines, looksLikeDiff } from "../text_util.ts";
 
 /** Most rows of a list overlay. */
 export const LIST_ROWS = 8;
 /** Most lines of an approval's detail. */
 const DETAIL_LINES = 14;
+/** Fewest diff lines an approval shows, however short the terminal. */
+const MIN_DIFF_ROWS = 4;
 
 /** The visible window of a list so that `selected` is on screen. */
 export function listWindow(count: number, selected: number, rows: number): [number, number] {
@@ -30,11 +32,13 @@ function ListRows(props: {
   styles: Styles;
 }): ReactNode {
   const s = props.styles;
-  const [from, to] = listWindow(props.rows.length, props.selected, LIST_ROWS);
+  // The arrow and its space, then the label column; the rest is left for the details.
+  const rows = alignColumns(props.rows, Math.max(12, Math.floor((props.width - 2) * 0.45)));
+  const [from, to] = listWindow(rows.length, props.selected, LIST_ROWS);
   return (
     <Box flexDirection="column">
       {from > 0 && <Text>{s.dim(`  ↑ ${from} more`)}</Text>}
-      {props.rows.slice(from, to).map((row, i) => {
+      {rows.slice(from, to).map((row, i) => {
         const active = from + i === props.selected;
         const label = active ? s.cyan(s.bold(`› ${row.label}`)) : `  ${row.label}`;
         return (
@@ -44,7 +48,7 @@ function ListRows(props: {
           </Text>
         );
       })}
-      {to < props.rows.length && <Text>{s.dim(`  ↓ ${props.rows.length - to} more`)}</Text>}
+      {to < rows.length && <Text>{s.dim(`  ↓ ${rows.length - to} more`)}</Text>}
     </Box>
   );
 }
@@ -90,6 +94,84 @@ function Panel(props: {
   );
 }
 
+/**
+ * The approval prompt: the summary (or, for a command, the command once with where it runs
+ * and its sandbox), the diff an edit would make in a window that PgUp PgDn scroll, the
+ * policy's notes, what a session grant would cover, and the choices.
+ */
+function ApprovalView(props: {
+  overlay: Extract<Overlay, { kind: "approval" }>;
+  width: number;
+  maxLines: number;
+  styles: Styles;
+}): ReactNode {
+  const { overlay, width, styles: s } = props;
+  const inner = Math.max(8, width - 4);
+  const r = overlay.request;
+  const preview = overlay.preview ?? {};
+  const command = preview.command?.trim();
+  // A write-scope request's summary names the directories, so it stays (with the command).
+  const head = command && r.kind === "tool"
+    ? wrapLines(`$ ${command}`, inner).slice(0, DETAIL_LINES).map((l) => s.bold(l))
+    : [s.bold(r.summary)];
+  const place = [preview.cwd && `in ${preview.cwd}`, preview.sandbox].filter(Boolean).join(" · ");
+  const where = command && place ? [place] : [];
+  // The gate's detail starts with the command for `bash`: shown above already, not again.
+  const commandLines = new Set((command ?? "").split("\n").map((l) => l.trim()));
+  const detailText = (r.detail ?? "").split("\n").filter((line) => {
+    const text = line.trim().replace(/^Command: /, "");
+    return text !== "" && !commandLines.has(text) && !r.summary.includes(text);
+  }).join("\n");
+  const detail = detailText
+    ? looksLikeDiff(detailText)
+      ? diffLines(detailText, s, DETAIL_LINES)
+      : wrapLines(detailText, inner).slice(0, DETAIL_LINES)
+    : [];
+  const scope = r.sessionScope && command && r.sessionScope.endsWith(`: ${command}`)
+    ? r.sessionScope.slice(0, -(command.length + 2))
+    : r.sessionScope;
+  const diff = preview.diff ? diffLines(preview.diff, s, Number.MAX_SAFE_INTEGER) : [];
+  // Everything but the diff: borders, title, footer, choices and the lines above.
+  const fixed = 2 + 1 + 1 + 1 + APPROVAL_CHOICES.length + head.length + where.length +
+    detail.length + (scope ? 1 : 0) + (preview.note ? 1 : 0);
+  const diffRows = Math.max(MIN_DIFF_ROWS, props.maxLines - fixed - 2);
+  const scrolls = diff.length > diffRows;
+  return (
+    <Panel
+      title={r.kind === "write_scope"
+        ? "Allow writing outside the workspace?"
+        : command
+        ? "Run this command?"
+        : "Allow this?"}
+      footer={`↑↓ Enter to choose · 1 2 3 · Esc denies${
+        scrolls ? " · PgUp PgDn scroll the diff" : ""
+      }`}
+      color="yellow"
+      width={width}
+      styles={s}
+    >
+      {head.map((line, i) => <Text key={`h${i}`} wrap="truncate-end">{line}</Text>)}
+      {where.map((line, i) => <Text key={`w${i}`} wrap="truncate-end">{s.dim(line)}</Text>)}
+      {diff.length > 0 && (
+        <ScrollLines lines={diff} offset={overlay.offset ?? 0} rows={diffRows} styles={s} />
+      )}
+      {preview.note && <Text wrap="truncate-end">{s.dim(`No diff: ${preview.note}`)}</Text>}
+      {detail.map((line, i) => <Text key={`d${i}`} wrap="truncate-end">{line}</Text>)}
+      {scope && <Text wrap="truncate-end">{s.dim(`For this session: ${scope}`)}</Text>}
+      <Box flexDirection="column" marginTop={1}>
+        {APPROVAL_CHOICES.map((c, i) => {
+          const text = `${c.keys[0]}. ${c.label}`;
+          return (
+            <Text key={c.choice}>
+              {i === overlay.selected ? s.cyan(s.bold(`› ${text}`)) : `  ${text}`}
+            </Text>
+          );
+        })}
+      </Box>
+    </Panel>
+  );
+}
+
 /** Renders any overlay. */
 export function OverlayView(
   props: { overlay: Overlay; width: number; maxLines: number; styles: Styles },
@@ -97,39 +179,8 @@ export function OverlayView(
   const { overlay, width, styles: s } = props;
   const inner = Math.max(8, width - 4);
   switch (overlay.kind) {
-    case "approval": {
-      const r = overlay.request;
-      const detail = r.detail
-        ? looksLikeDiff(r.detail)
-          ? diffLines(r.detail, s, DETAIL_LINES)
-          : wrapLines(r.detail, inner).slice(0, DETAIL_LINES)
-        : [];
-      return (
-        <Panel
-          title={r.kind === "write_scope" ? "Allow writing outside the workspace?" : "Allow this?"}
-          footer="↑↓ Enter to choose · 1 2 3 · Esc denies"
-          color="yellow"
-          width={width}
-          styles={s}
-        >
-          <Text>{s.bold(r.summary)}</Text>
-          {detail.map((line, i) => <Text key={i} wrap="truncate-end">{line}</Text>)}
-          {r.sessionScope && (
-            <Text wrap="truncate-end">{s.dim(`For this session: ${r.sessionScope}`)}</Text>
-          )}
-          <Box flexDirection="column" marginTop={1}>
-            {APPROVAL_CHOICES.map((c, i) => {
-              const text = `${c.keys[0]}. ${c.label}`;
-              return (
-                <Text key={c.choice}>
-                  {i === overlay.selected ? s.cyan(s.bold(`› ${text}`)) : `  ${text}`}
-                </Text>
-              );
-            })}
-          </Box>
-        </Panel>
-      );
-    }
+    case "approval":
+      return <ApprovalView overlay={overlay} width={width} maxLines={props.maxLines} styles={s} />;
     case "help":
     case "mcp":
       return (

@@ -13,7 +13,11 @@ import { formatElapsed, SPINNER } from "../text_util.ts";
 export function StatusLine(props: { info: StatusInfo; width: number; styles: Styles }): ReactNode {
   const s = props.styles;
   const parts = fitStatus(statusSegments(props.info), Math.max(1, props.width - 1)).map((seg) =>
-    seg.key === "model" ? s.cyan(seg.text) : s.dim(seg.text)
+    seg.key === "model"
+      ? s.cyan(seg.text)
+      : seg.key === "break"
+      ? s.yellow(seg.text)
+      : s.dim(seg.text)
   );
   return <Text wrap="truncate-end">{parts.join(s.dim(" · "))}</Text>;
 }

@@ -172,6 +172,15 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
       { cause },
     );
 
+  const bwrapMissing = () =>
+    unavailable(
+      "bubblewrap",
+      "bubblewrap (bwrap) is not installed: install the bubblewrap package " +
+        "(Debian/Ubuntu: `sudo apt install bubblewrap`; Fedora: `sudo dnf install bubblewrap`; " +
+        "Arch: `sudo pacman -S bubblewrap`; Alpine: `sudo apk add bubblewrap`). Without it only " +
+        "--permission-mode yolo runs commands, unconfined.",
+    );
+
   /** The seccomp filter bytes for a command without unix sockets. */
   const filterBytes = (): Uint8Array => {
     const arch = seccompArch(opts.arch ?? Deno.build.arch);
@@ -222,6 +231,29 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
   };
 
   return {
+    async preflight(): Promise<void> {
+      if (opts.mode === "none") return;
+      if (backend === "none") {
+        throw unavailable(
+          "an OS sandbox",
+          `There is no shell sandbox on ${os}; only --permission-mode yolo runs commands there.`,
+        );
+      }
+      const found = await programs();
+      if (backend === "bubblewrap") {
+        if (!found.bwrap) throw bwrapMissing();
+        // The filter a command gets in this mode unless it names no socket at all.
+        const filter = filtersUnixSockets({
+          network: opts.network,
+          unixSockets: opts.allowUnixSockets ?? false,
+        });
+        await probe(found.bwrap, found.bash ?? "/bin/bash", filter);
+        return;
+      }
+      if (!(await lstat("/usr/bin/sandbox-exec"))) {
+        throw unavailable("Seatbelt", "/usr/bin/sandbox-exec was not found.");
+      }
+    },
     get programs(): ShellPrograms | undefined {
       const p = opts.programs;
       return p?.bash ? { bash: p.bash, setsid: p.setsid } : undefined;
@@ -309,12 +341,7 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
       const settle = guards.length ? () => settleGuards(guards, spawn.cwd, on) : undefined;
 
       if (backend === "bubblewrap") {
-        if (!found.bwrap) {
-          throw unavailable(
-            "bubblewrap",
-            "bubblewrap (bwrap) is not installed; install it (e.g. `apt install bubblewrap`).",
-          );
-        }
+        if (!found.bwrap) throw bwrapMissing();
         const filter = filtersUnixSockets(spec);
         await probe(found.bwrap, bash, filter);
         return { ...bwrapCommand({ bwrap: found.bwrap, bash }, bwrapArgs(spec), filter), settle };

@@ -1,0 +1,191 @@
+/**
+ * `reasonix run` as data: its options ({@link RUN_OPTIONS}), and the checks that turn what was
+ * parsed into {@link RunOptions}. Free of commander, so the fast path (`fast_run.ts`) and the
+ * command tree (`run.ts`) share one definition.
+ *
+ * @module
+ */
+import { INPUT_FORMATS, OUTPUT_FORMATS, resolveFormats } from "../output/format.ts";
+import { permissionFlags } from "../permission_flags.ts";
+import type { OptionSpec } from "./option_spec.ts";
+import type { RunOptions } from "./types.ts";
+
+/** The name of the headless command. */
+export const RUN_COMMAND = "run";
+
+/** The program's `--cwd`, the one global option allowed before a subcommand. */
+export const CWD_OPTION: OptionSpec = {
+  flags: "--cwd <dir>",
+  description: "work in <dir> instead of the current directory",
+};
+
+/** The options of `reasonix run` in the order `--help` lists them, before the permission ones. */
+export const RUN_OPTIONS: readonly OptionSpec[] = [
+  {
+    flags: "-m, --model <name>",
+    description: "provider, model, or provider/model (default: default_model)",
+  },
+  {
+    flags: "--max-turns <n>",
+    description: "stop after n model requests (default: [agent].max_turns)",
+  },
+  {
+    flags: "--max-cost <amount>",
+    description: "stop once the run has cost this much (in the price's currency)",
+  },
+  {
+    flags: "--max-tokens <n>",
+    description: "stop once the run has used this many prompt + completion tokens",
+  },
+  {
+    flags: "--timeout <duration>",
+    description: "stop after this long, e.g. 90s, 10m, 1h (plain numbers are seconds)",
+  },
+  {
+    flags: "--output-format <format>",
+    description: "text streams the answer (default), json prints one JSON object at the end, " +
+      "stream-json one JSON line per event (Claude Code's shapes)",
+    choices: OUTPUT_FORMATS,
+  },
+  { flags: "--json", description: "the same as --output-format json" },
+  {
+    flags: "--input-format <format>",
+    description: "stream-json reads user turns as JSON lines from stdin, each run to completion " +
+      "in one session (needs --output-format stream-json); default text",
+    choices: INPUT_FORMATS,
+  },
+  {
+    flags: "--record <file>",
+    description: "write the exact provider traffic to <file> (JSONL, keys redacted)",
+  },
+  {
+    flags: "--image <file-or-url>",
+    description: "attach an image (PNG, JPEG, GIF, WebP up to 10 MiB); repeatable",
+    repeatable: true,
+  },
+  {
+    flags: "-c, --continue",
+    description: "continue the most recent session of this workspace",
+    conflicts: "resume",
+  },
+  {
+    flags: "-r, --resume <id>",
+    description: "continue the session with this id (or unique id prefix)",
+  },
+];
+
+/** Parses a duration: `90`, `90s`, `10m`, `1h`, `500ms`. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? "s"]!;
+  const ms = Number(match[1]) * unit;
+  return ms > 0 ? ms : undefined;
+}
+
+/** The longest `--timeout`: the largest delay a timer can hold (about 24.8 days). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** What was parsed for `run`, by option key. */
+export interface RawRunOptions {
+  model?: string;
+  maxTurns?: string;
+  maxCost?: string;
+  maxTokens?: string;
+  timeout?: string;
+  json?: boolean;
+  outputFormat?: string;
+  inputFormat?: string;
+  record?: string;
+  image?: string[];
+  continue?: boolean;
+  resume?: string;
+  [permission: string]: unknown;
+}
+
+/** The run's numeric limits, or a usage error message. */
+function parseLimits(
+  raw: RawRunOptions,
+): Pick<RunOptions, "maxTurns" | "maxCost" | "maxTokens" | "timeoutMs"> | string {
+  const out: Pick<RunOptions, "maxTurns" | "maxCost" | "maxTokens" | "timeoutMs"> = {};
+  if (raw.maxTurns !== undefined) {
+    out.maxTurns = Number(raw.maxTurns);
+    if (!Number.isInteger(out.maxTurns) || out.maxTurns < 1) {
+      return `--max-turns must be a positive integer, got "${raw.maxTurns}"`;
+    }
+  }
+  if (raw.maxCost !== undefined) {
+    out.maxCost = Number(raw.maxCost);
+    if (!Number.isFinite(out.maxCost) || out.maxCost <= 0) {
+      return `--max-cost must be a positive number, got "${raw.maxCost}"`;
+    }
+  }
+  if (raw.maxTokens !== undefined) {
+    out.maxTokens = Number(raw.maxTokens);
+    if (!Number.isInteger(out.maxTokens) || out.maxTokens < 1) {
+      return `--max-tokens must be a positive integer, got "${raw.maxTokens}"`;
+    }
+  }
+  if (raw.timeout !== undefined) {
+    out.timeoutMs = parseDuration(raw.timeout);
+    if (out.timeoutMs === undefined) {
+      return `--timeout must be a duration such as 90s, 10m or 1h, got "${raw.timeout}"`;
+    }
+    // Timers hold a signed 32-bit count of milliseconds; a longer one would fire at once.
+    if (out.timeoutMs > MAX_TIMEOUT_MS) {
+      return `--timeout must be at most ${
+        Math.floor(MAX_TIMEOUT_MS / 3_600_000)
+      }h, got "${raw.timeout}"`;
+    }
+  }
+  return out;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: string[] = [];
+  const decoder = new TextDecoder();
+  for await (const chunk of Deno.stdin.readable) {
+    chunks.push(decoder.decode(chunk, { stream: true }));
+  }
+  return chunks.join("").trim();
+}
+
+/** A usage error found while checking `run`'s options: the message for the user. */
+export interface RunUsage {
+  usage: string;
+}
+
+/**
+ * Checks what was parsed for `run` and gathers it into {@link RunOptions}; reads the task from
+ * stdin when none was given. A bad combination comes back as {@link RunUsage}.
+ */
+export async function checkRunOptions(
+  words: string[],
+  raw: RawRunOptions,
+): Promise<RunOptions | RunUsage> {
+  const limits = parseLimits(raw);
+  if (typeof limits === "string") return { usage: limits };
+  const formats = resolveFormats({
+    outputFormat: raw.outputFormat,
+    inputFormat: raw.inputFormat,
+    json: raw.json === true,
+    task: words.length > 0,
+    images: raw.image !== undefined,
+  });
+  if (typeof formats === "string") return { usage: formats };
+  let task = words.join(" ").trim();
+  if (formats.inputFormat === "text") {
+    if (!task && !Deno.stdin.isTerminal()) task = await readStdin();
+    if (!task) return { usage: "no task given." };
+  }
+  return {
+    task,
+    model: raw.model,
+    ...limits,
+    ...formats,
+    record: raw.record,
+    images: raw.image ?? [],
+    resume: raw.continue ? "latest" : raw.resume,
+    permissions: permissionFlags(raw),
+  };
+}
