@@ -7,14 +7,16 @@
  * Two passes: the entry alone, so `--version` loads one tiny file, then every lazily imported
  * module (`cli/lazy.ts`) with code splitting, mirroring the repository layout so the entry
  * finds them. Then {@link deferRequires} keeps commander from loading Node modules that only
- * its executable subcommands use, and {@link lazyRequire} loads `node:module` only when
- * something calls `require`.
+ * its executable subcommands use, {@link lazyRequire} loads `node:module` only when
+ * something calls `require`, and `latin1Source` keeps each file's source one byte per
+ * character in V8.
  *
  * @module
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LAZY_MODULES } from "../lazy.ts";
+import { latin1Source } from "./latin1.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -182,6 +184,12 @@ export async function buildBundle(dir: string): Promise<void> {
   await Deno.writeTextFile(join(dir, "deno.json"), '{ "lock": false }\n');
   await deferBundleRequires(dir);
   await lazyBundleRequire(dir);
+  // One-byte source strings in V8: a wide character doubles a whole file's memory.
+  for await (const file of scripts(dir)) {
+    const text = await Deno.readTextFile(file);
+    const latin1 = latin1Source(text);
+    if (latin1 !== text) await Deno.writeTextFile(file, latin1);
+  }
   for (const module of LAZY_MODULES) {
     const built = join(dir, module.replace(/\.ts$/, ".js"));
     try {

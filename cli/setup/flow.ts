@@ -10,13 +10,14 @@
 import { join } from "node:path";
 import { readConfigText } from "../../core/config/files.ts";
 import { loadHomeDotenv } from "../../core/config/dotenv.ts";
+import type { ProviderConfig } from "../../core/config/mod.ts";
+// Imported directly: the preset tables are built at load time, and only setup needs them.
 import {
   knownContextWindow,
   PROVIDER_PRESETS,
-  type ProviderConfig,
   type ProviderPreset,
   providerPreset,
-} from "../../core/config/mod.ts";
+} from "../../core/config/presets.ts";
 import { setRootValue, upsertArrayTable, writeTomlFile } from "../../core/config/toml_edit.ts";
 import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
 import type { CliIo } from "../commands/execute.ts";

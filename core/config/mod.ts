@@ -37,13 +37,7 @@ export { applyFlags, type ConfigFlags } from "./flags.ts";
 export { type ApiKeyOptions, resolveApiKey } from "./api_key.ts";
 export { type EndpointOrigin, endpointOrigins, originOf } from "./endpoint.ts";
 export { providerFromConfig } from "./provider_setup.ts";
-export {
-  knownContextWindow,
-  type PresetGroup,
-  PROVIDER_PRESETS,
-  type ProviderPreset,
-  providerPreset,
-} from "./presets.ts";
+export { knownContextWindow } from "./known_models.ts";
 export { resolveModel } from "./resolve_model.ts";
 export {
   automaticOutputTokens,

@@ -217,3 +217,19 @@ Deno.test("a plain reasonix run loads no command library, no node:child_process,
   assert.equal(packagesIn(app, /commander/).length, 1, "cli/app.js loads commander");
   assert.deepEqual(required(app), []);
 });
+
+Deno.test("every bundled file is Latin-1, so V8 keeps its source at one byte per character", async () => {
+  await built;
+  const wide: string[] = [];
+  const walk = async (d: string): Promise<void> => {
+    for await (const e of Deno.readDir(d)) {
+      const path = join(d, e.name);
+      if (e.isDirectory) await walk(path);
+      else if (e.name.endsWith(".js") && /[\u0100-\uffff]/.test(await Deno.readTextFile(path))) {
+        wide.push(path);
+      }
+    }
+  };
+  await walk(join(dir, "bundle"));
+  assert.deepEqual(wide, []);
+});
