@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { defaultErrorMessage, endpointSource, type ErrorContext, postForStream } from "./http.ts";
+import { ProviderError, type ProviderErrorCode } from "./errors.ts";
+import {
+  defaultErrorMessage,
+  displayUrl,
+  endpointSource,
+  type ErrorContext,
+  postForStream,
+} from "./http.ts";
 import { OutputLimitMemory, streamWithOutputLimit } from "./output_limit.ts";
 import type { ProviderSettings, RetryPolicy } from "./registry.ts";
 import { DEFAULT_RETRY_POLICY, retryingStream } from "./retry.ts";
@@ -101,6 +108,33 @@ export class SseProvider implements Provider {
       idleTimeoutMs: this.#idleTimeoutMs,
       provider: this.name,
     });
-    yield* this.#wire.decode(events, this.#context);
+    try {
+      yield* this.#wire.decode(events, this.#context);
+    } catch (error) {
+      throw this.#located(error);
+    }
+  }
+
+  /**
+   * A failure while reading the stream (a silent server, a cut-off or malformed stream) named
+   * with the URL requested, as the HTTP failures are.
+   */
+  #located(error: unknown): unknown {
+    if (!(error instanceof ProviderError) || error.constructor !== ProviderError) return error;
+    const where = `POST ${displayUrl(this.#wire.url)}`;
+    if (error.message.includes(where)) return error;
+    const label = `${this.name}: `;
+    const rest = error.message.startsWith(label)
+      ? error.message.slice(label.length)
+      : error.message;
+    const fixAt = error.fix ? rest.lastIndexOf(`\nfix: ${error.fix}`) : -1;
+    const message = fixAt >= 0 ? rest.slice(0, fixAt) : rest;
+    return new ProviderError(error.code as ProviderErrorCode, `${label}${where}: ${message}`, {
+      status: error.status,
+      retryable: error.retryable,
+      retryAfterMs: error.retryAfterMs,
+      fix: error.fix,
+      cause: error,
+    });
   }
 }

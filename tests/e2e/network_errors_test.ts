@@ -89,3 +89,22 @@ Deno.test("a base_url ending in /chat/completions works and warns once", async (
     await fake.close();
   }
 });
+
+Deno.test("a stream cut off mid-answer names the URL it came from", async () => {
+  // Every attempt is cut off, so the retries end in the same error.
+  const fake = await startFakeLlm({ script: () => ({ text: "partial", end: "truncated" }) });
+  try {
+    await withRun(fake.url, async ({ home, repo }) => {
+      const result = await runReasonix(["run", "hi"], { cwd: repo, home });
+      assert.equal(result.code, 1, result.stderr);
+      assert.ok(
+        result.stderr.includes(
+          `fake: POST ${fake.url}/chat/completions: the stream ended before the completion finished`,
+        ),
+        result.stderr,
+      );
+    });
+  } finally {
+    await fake.close();
+  }
+});
