@@ -25,6 +25,7 @@ import {
   type TurnLine,
   type TurnsOutcome,
 } from "./output/mod.ts";
+import { startupFailure } from "./output/startup_failure.ts";
 import { version } from "./version.ts";
 import { type CliHost, openHost } from "./host.ts";
 import type { HostedAgent } from "../core/host/mod.ts";
@@ -82,7 +83,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
       // A program reading stdout gets the failure in the format it asked for.
       if (outputFormat !== "text") {
         syncWriter(Deno.stdout)(
-          `${JSON.stringify(startupFailure(outputFormat, error, message))}\n`,
+          `${JSON.stringify(startupFailure(outputFormat, { code: error.code, message }))}\n`,
         );
       }
       return EXIT_USAGE;
@@ -143,26 +144,4 @@ export async function runCommand(opts: RunOptions): Promise<number> {
   if (outcome.inputError && outcome.status !== "cancelled") return EXIT_USAGE;
   const code = exitCodeFor(outcome.status);
   return code === EXIT_OK && output.refusals.entries.length > 0 ? EXIT_REFUSED : code;
-}
-
-/** What stdout carries when the run cannot start, for `--json` and `stream-json`. */
-function startupFailure(
-  format: "json" | "stream-json",
-  error: ReasonixError,
-  message: string,
-): Record<string, unknown> {
-  const failure = { code: error.code, message };
-  if (format === "json") {
-    return { status: "error", is_error: true, result: message, error: failure };
-  }
-  return {
-    type: "result",
-    subtype: "error_during_execution",
-    is_error: true,
-    duration_ms: 0,
-    num_turns: 0,
-    result: message,
-    errors: [message],
-    reasonix: { status: "error", error: failure },
-  };
 }

@@ -8,6 +8,7 @@
  */
 import { Command, CommanderError } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
+import { requestedJsonFormat, startupFailure } from "../output/startup_failure.ts";
 
 /** Where a command writes: one call per message, without its trailing newline. */
 export interface CliIo {
@@ -124,14 +125,20 @@ export async function execute(root: Command, argv: string[], io: CliIo): Promise
   try {
     await root.parseAsync(argv, { from: "user" });
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    if (error instanceof CommanderError && error.exitCode === 0) return EXIT_OK;
+    if (!(error instanceof CommanderError || error instanceof UsageError)) throw error;
     if (error instanceof UsageError) {
       const command = usageErrorCommand.get(error) ?? root;
       io.err(`${commandPath(command)}: ${error.message}\n`);
       io.err(command.helpInformation().replace(/\n$/, ""));
-      return EXIT_USAGE;
     }
-    throw error;
+    // `run --json` reports a bad command line on stdout too, in the format it asked for.
+    const format = requestedJsonFormat(argv);
+    if (format) {
+      const message = error.message.replace(/^error: /, "");
+      io.out(JSON.stringify(startupFailure(format, { code: "usage", message })));
+    }
+    return EXIT_USAGE;
   }
   return EXIT_CODES.get(root) ?? EXIT_OK;
 }

@@ -86,3 +86,29 @@ Deno.test("with --json a configuration error is a JSON object on stdout", async 
     await Deno.remove(home, { recursive: true });
   }
 });
+
+Deno.test("with --json a bad command line is a JSON object on stdout too", async () => {
+  const repo = await makeRepo({});
+  const home = await makeHome("http://127.0.0.1:9/v1");
+  try {
+    for (
+      const [args, shape] of [
+        [["run", "--json", "--max-turns", "0", "hi"], "json"],
+        [["run", "--output-format", "stream-json", "--jsn", "hi"], "stream-json"],
+      ] as const
+    ) {
+      const out = await runReasonix([...args], { cwd: repo, home });
+      assert.equal(out.code, 2);
+      const line = JSON.parse(out.stdout);
+      assert.equal(line.is_error, true);
+      if (shape === "stream-json") assert.equal(line.type, "result");
+      else assert.equal(line.status, "error");
+      assert.match(line.result, /--max-turns must be a positive integer|unknown option '--jsn'/);
+    }
+    const plain = await runReasonix(["run", "--max-turns", "0", "hi"], { cwd: repo, home });
+    assert.equal(plain.stdout, "", "text runs keep stdout for the answer");
+  } finally {
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
