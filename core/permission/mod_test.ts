@@ -172,6 +172,23 @@ Deno.test("preflight checks the sandbox only where commands run without asking",
     await (await open("ask")).preflight();
     await (await open("accept-edits", ["Edit"])).preflight();
     await (await open("yolo")).preflight();
+    // Windows has no shell sandbox: auto runs commands as the user (documented), read-only
+    // cannot run them at all, exactly as a launch would decide.
+    const windows = (mode: string) =>
+      setupPermissions({
+        permissions: { ...PERMS, mode },
+        sandbox: { allow_write: [], forbid_read: [] },
+        workspaceRoot: base,
+        tempDir: base,
+        env: {},
+        os: "windows",
+        which: (name) => Promise.resolve(name === "bash" ? "/bin/bash" : undefined),
+      });
+    await (await windows("auto")).preflight();
+    await assert.rejects(
+      async () => await (await windows("read-only")).preflight(),
+      (e: Error) => e instanceof ConfigError && /no shell sandbox on windows/.test(e.message),
+    );
   } finally {
     await Deno.remove(base, { recursive: true });
   }

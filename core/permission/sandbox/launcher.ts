@@ -113,6 +113,9 @@ export interface SandboxShellOptions {
   workspace?: Workspace;
 }
 
+/** Seatbelt's launcher: only the system's own copy. */
+const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
+
 /** Looks `name` up on `PATH` the careful way (see {@linkcode findTrustedProgram}). */
 export function whichOnPath(name: string): Promise<string | undefined> {
   return findTrustedProgram(name);
@@ -230,29 +233,40 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
     return probed;
   };
 
+  /**
+   * Throws what stops a command from running the way this mode requires: no sandbox on this
+   * platform for read-only, bubblewrap missing or unable to sandbox here, no Seatbelt. The one
+   * check behind both `launch` and `preflight`.
+   */
+  const ready = async (found: SandboxPrograms, bash: string, filter: boolean): Promise<void> => {
+    if (backend === "none") {
+      if (opts.mode !== "read-only") return;
+      throw unavailable(
+        "an OS sandbox",
+        `There is no shell sandbox on ${os}, so this mode cannot run commands.`,
+      );
+    }
+    if (backend === "bubblewrap") {
+      if (!found.bwrap) throw bwrapMissing();
+      await probe(found.bwrap, bash, filter);
+      return;
+    }
+    // Only the system's own copy: a sandbox-exec found on PATH could be anyone's.
+    if (!(await lstat(SANDBOX_EXEC))) {
+      throw unavailable("Seatbelt", `${SANDBOX_EXEC} was not found.`);
+    }
+  };
+
   return {
     async preflight(): Promise<void> {
       if (opts.mode === "none") return;
-      if (backend === "none") {
-        throw unavailable(
-          "an OS sandbox",
-          `There is no shell sandbox on ${os}; only --permission-mode yolo runs commands there.`,
-        );
-      }
       const found = await programs();
-      if (backend === "bubblewrap") {
-        if (!found.bwrap) throw bwrapMissing();
-        // The filter a command gets in this mode unless it names no socket at all.
-        const filter = filtersUnixSockets({
-          network: opts.network,
-          unixSockets: opts.allowUnixSockets ?? false,
-        });
-        await probe(found.bwrap, found.bash ?? "/bin/bash", filter);
-        return;
-      }
-      if (!(await lstat("/usr/bin/sandbox-exec"))) {
-        throw unavailable("Seatbelt", "/usr/bin/sandbox-exec was not found.");
-      }
+      // The filter a command gets in this mode unless it names no socket at all.
+      const filter = filtersUnixSockets({
+        network: opts.network,
+        unixSockets: opts.allowUnixSockets ?? false,
+      });
+      await ready(found, found.bash ?? "/bin/bash", filter);
     },
     get programs(): ShellPrograms | undefined {
       const p = opts.programs;
@@ -265,12 +279,7 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
       const bash = found.bash ?? "/bin/bash";
       if (opts.mode === "none") return { program: direct, args: ["-c", command] };
       if (backend === "none") {
-        if (opts.mode === "read-only") {
-          throw unavailable(
-            "an OS sandbox",
-            `There is no shell sandbox on ${os}, so this mode cannot run commands.`,
-          );
-        }
+        await ready(found, bash, false);
         // Documented: on Windows commands run as the current account, after approval.
         return { program: direct, args: ["-c", command] };
       }
@@ -340,17 +349,12 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
       };
       const settle = guards.length ? () => settleGuards(guards, spawn.cwd, on) : undefined;
 
+      const filter = filtersUnixSockets(spec);
+      await ready(found, bash, filter);
       if (backend === "bubblewrap") {
-        if (!found.bwrap) throw bwrapMissing();
-        const filter = filtersUnixSockets(spec);
-        await probe(found.bwrap, bash, filter);
-        return { ...bwrapCommand({ bwrap: found.bwrap, bash }, bwrapArgs(spec), filter), settle };
+        return { ...bwrapCommand({ bwrap: found.bwrap!, bash }, bwrapArgs(spec), filter), settle };
       }
-      // Only the system's own copy: a sandbox-exec found on PATH could be anyone's.
-      if (!(await lstat("/usr/bin/sandbox-exec"))) {
-        throw unavailable("Seatbelt", "/usr/bin/sandbox-exec was not found.");
-      }
-      return { program: "/usr/bin/sandbox-exec", args: seatbeltArgs(spec), settle };
+      return { program: SANDBOX_EXEC, args: seatbeltArgs(spec), settle };
     },
   };
 }
