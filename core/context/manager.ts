@@ -578,18 +578,15 @@ export class ContextManager {
     let body = 0;
     for (let i = droppedUpTo; i < canonical.length; i++) body += est.rawMessage(form(i));
     // The head (checkpoint and drop note) replaces or precedes the first kept message.
+    // The same head messages the installed view will show, so their estimates carry over.
     const headDelta = (): number => {
-      const text = headText(
-        { ...record, pruned: [] },
-        Math.max(0, droppedUpTo - record.summarizedUpTo),
-      );
+      const text = headText(record, Math.max(0, droppedUpTo - record.summarizedUpTo));
       if (text === undefined) return 0;
       const first = canonical[droppedUpTo];
       if (first?.role === "user") {
-        return est.rawMessage({ ...first, content: `${text}\n\n${first.content}` }) -
-          est.rawMessage(first);
+        return est.rawMessage(this.#derived.folded(first, text)) - est.rawMessage(first);
       }
-      return est.rawMessage({ role: "user", content: text });
+      return est.rawMessage(this.#derived.standalone(text));
     };
     let head = headDelta();
     const fits = () => est.calibrated(this.#baseRaw() + body + head) < trigger;
