@@ -31,7 +31,9 @@ export type ReasonixErrorCode =
   | "mcp_authorization"
   | "mcp_launch_refused"
   | "mcp_startup_timeout"
-  | "mcp_unavailable";
+  | "mcp_unavailable"
+  // Goal mode: a goal operation that does not apply (stale revision, no goal, too early).
+  | "goal_refused";
 
 /** The codes of provider failures (`ProviderError`, providers/errors.ts). */
 export type ProviderErrorCode =

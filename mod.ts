@@ -43,10 +43,56 @@ export {
   type ModelBinding,
 } from "./core/host/host.ts";
 export type { TrustDeclaration, TrustKind } from "./core/config/trust.ts";
+export {
+  type PlanExitReason,
+  PlanMode,
+  type PlanModeChange,
+  type PlanModeOptions,
+} from "./core/plan/mod.ts";
 export type { McpResourceReader } from "./core/references/types.ts";
+export {
+  CONTINUE_TEXT,
+  GOAL_ACTIONS,
+  type GoalAction,
+  type GoalBounds,
+  GoalDriver,
+  type GoalDriverOptions,
+  type GoalEvent,
+  GoalRefusal,
+  GoalRunner,
+  Goals,
+  type GoalsOptions,
+  type GoalState,
+  type GoalStatus,
+} from "./core/goal/mod.ts";
+export type { GoalRecord } from "./core/store/records.ts";
 
+export {
+  Coordinator,
+  type CoordinatorOptions,
+  type Plan,
+  type PlanBody,
+  type PlanStep,
+  renderPlan,
+  type Route,
+  type RouteDecision,
+  type RouteReason,
+  routeTurn,
+  type TouchPoint,
+  type TurnRoute,
+} from "./core/coordinator/mod.ts";
+export type {
+  ChildGrant,
+  ContextCapsule,
+  Profile,
+  ProfileExecSpec,
+  Receipts,
+  SubagentResult,
+} from "./core/subagent/mod.ts";
 export type {
   AgentEvent,
+  EventOrigin,
+  GoalChange,
   PermissionDecision,
   Runner,
   RunStatus,

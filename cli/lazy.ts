@@ -15,6 +15,7 @@ export const LAZY_MODULES = [
   "cli/run.ts",
   "cli/interactive.ts",
   "cli/sessions_cmd.ts",
+  "cli/subagent_cmd.ts",
   "cli/config_cmd.ts",
   "cli/mcp.ts",
   "cli/trust.ts",

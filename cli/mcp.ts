@@ -351,6 +351,7 @@ async function getCommand(name: string, ctx: Ctx): Promise<number> {
     if (s.detail) ctx.io.out(`  detail:      ${s.detail}`);
     if (s.protocol) ctx.io.out(`  protocol:    ${s.protocol}`);
     ctx.io.out(`  listener:    ${s.listener}`);
+    ctx.io.out(`  reconnects:  ${s.reconnects}`);
     ctx.io.out(`  concurrency: ${s.concurrency}`);
     if (s.server) ctx.io.out(`  server:      ${s.server.name} ${s.server.version}`);
     const tools = host.tools(name);

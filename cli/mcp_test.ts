@@ -153,6 +153,7 @@ Deno.test("mcp list and get say why a stdio server failed, without its env value
       r.out,
       /state: +failed \(spawn\)\n +detail: +cannot run .*no-such-program: ENOENT/,
     );
+    assert.match(r.out, /\n +listener: +none\n +reconnects: +0\n/);
 
     r = await run("list", "--json");
     const servers = JSON.parse(r.out).servers as { name: string; detail?: string }[];

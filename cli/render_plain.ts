@@ -128,7 +128,26 @@ export function plainRenderer(sinks: PlainSinks): (event: AgentEvent) => void {
         break;
       case "text":
         endReasoning();
-        out(event.text);
+        // The planner's prose is research, not the answer: stdout keeps the executor's.
+        if (event.agent === "planner") sinks.err(dim(event.text));
+        else out(event.text);
+        break;
+      case "route":
+        if (event.route !== "executor") {
+          sinks.err(
+            dim(`planner: ${event.route.replace("_", " ")} (${event.reason.replace("_", " ")})\n`),
+          );
+        }
+        break;
+      case "plan":
+        endReasoning();
+        breakLine();
+        if (event.status === "submitted") {
+          sinks.err(dim(`plan ${event.plan.id}: ${event.plan.title}\n`));
+        }
+        // A plan that is the result of the run is its answer.
+        if (event.status === "saved" || event.status === "pending") out(`${event.plan.text}\n`);
+        if (event.status === "rejected") sinks.err(`plan ${event.plan.id} was not approved\n`);
         break;
       case "tool_start":
         endReasoning();
@@ -165,6 +184,8 @@ export function plainRenderer(sinks: PlainSinks): (event: AgentEvent) => void {
           sinks.err(red(`stopped: ${event.detail ?? event.status}\n`));
         } else if (event.status === "cancelled") {
           sinks.err("cancelled\n");
+        } else if (event.status === "awaiting_approval") {
+          sinks.err(`waiting: ${event.detail ?? "a plan waits for approval"}\n`);
         }
         break;
     }

@@ -29,6 +29,9 @@ import { startupFailure } from "./output/startup_failure.ts";
 import { version } from "./version.ts";
 import { type CliHost, openHost } from "./host.ts";
 import type { HostedAgent } from "../core/host/mod.ts";
+import { Coordinator } from "../core/coordinator/mod.ts";
+import { GoalRefusal, GoalRunner } from "../core/goal/mod.ts";
+import type { Runner } from "../core/agent/events.ts";
 import { loadImages } from "../core/vision/mod.ts";
 import { stripControl } from "../plugins/mcp/text.ts";
 import type { ImagePart } from "../providers/types.ts";
@@ -37,9 +40,27 @@ import type { ImagePart } from "../providers/types.ts";
 export type { PermissionEntry, RunSummary } from "./output/mod.ts";
 
 function exitCodeFor(status: RunStatus): number {
-  if (status === "completed") return EXIT_OK;
+  // A plan waiting for approval is what `--plan approve` asked for.
+  if (status === "completed" || status === "awaiting_approval") return EXIT_OK;
   if (status === "cancelled") return EXIT_CANCELLED;
   return EXIT_FAILURE;
+}
+
+/**
+ * `--goal`: starts the goal and arms it; `--goal-resume`: resumes the continued session's
+ * paused goal. Either way the run drives rounds until the goal stops.
+ */
+function startGoal(
+  agent: HostedAgent,
+  goal: NonNullable<RunOptions["goal"]>,
+  runner: Runner,
+): Runner {
+  const goals = agent.goals;
+  if (!goals) throw new GoalRefusal("this agent keeps no goal");
+  if (goal.start !== undefined) goals.start(goal.start);
+  else goals.resume();
+  // Rounds go through the same entry as the task: the coordinator over the agent.
+  return new GoalRunner({ runner, goals });
 }
 
 /**
@@ -53,7 +74,9 @@ export async function runCommand(opts: RunOptions): Promise<number> {
 
   let images: ImagePart[];
   let host: CliHost | undefined;
-  let agent: HostedAgent;
+  let agent: HostedAgent | undefined;
+  let runner: Runner;
+  let coordinator: Coordinator | undefined;
   try {
     images = await loadImages(opts.images, { cwd: Deno.cwd() });
     const budget = { maxCost: limits.maxCost, maxTokens: limits.maxTokens };
@@ -75,15 +98,25 @@ export async function runCommand(opts: RunOptions): Promise<number> {
       context: { budget },
       transcript: { resume: opts.resume },
     });
+    coordinator = await Coordinator.create({
+      host,
+      executor: agent,
+      plannerModel: host.config.agent.planner_model,
+    });
+    runner = coordinator;
+    if (opts.goal) runner = startGoal(agent, opts.goal, runner);
   } catch (error) {
+    await coordinator?.close();
+    await agent?.close();
     await host?.close();
     if (error instanceof ReasonixError) {
+      const code = error.code;
       const message = stripControl(error.message);
       err(`reasonix: ${message}\n`);
       // A program reading stdout gets the failure in the format it asked for.
       if (outputFormat !== "text") {
         syncWriter(Deno.stdout)(
-          `${JSON.stringify(startupFailure(outputFormat, { code: error.code, message }))}\n`,
+          `${JSON.stringify(startupFailure(outputFormat, { code, message }))}\n`,
         );
       }
       return EXIT_USAGE;
@@ -108,6 +141,7 @@ export async function runCommand(opts: RunOptions): Promise<number> {
       mcpServers: host.mcp?.status().map((s) => ({ name: s.name, status: s.phase })) ?? [],
       version: version(),
     },
+    goal: opts.goal ? () => agent.goals?.state : undefined,
   });
   const controller = new AbortController();
   const onSigint = () => {
@@ -129,19 +163,29 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     const signal = limits.timeoutMs === undefined
       ? controller.signal
       : AbortSignal.any([controller.signal, AbortSignal.timeout(limits.timeoutMs)]);
+    // Trusted routing metadata from flags, never parsed from the task's text.
+    const route = opts.plan || opts.approvePlan
+      ? { route: { plan: opts.plan, approvePlan: opts.approvePlan } }
+      : {};
     const turns: AsyncIterable<TurnLine> | TurnLine[] = inputFormat === "stream-json"
       ? readTurnLines(Deno.stdin.readable)
-      : [{ ok: true, line: 0, input: images.length ? { text: task, images } : { text: task } }];
-    outcome = await runTurns({ runner: agent, turns, output, signal });
+      : [{
+        ok: true,
+        line: 0,
+        input: { text: task, ...(images.length ? { images } : {}), ...route },
+      }];
+    outcome = await runTurns({ runner, turns, output, signal });
   } finally {
     Deno.removeSignalListener("SIGINT", onSigint);
     if (Deno.build.os !== "windows") Deno.removeSignalListener("SIGTERM", onSigterm);
+    await coordinator?.close();
     await agent.close();
     await host.close();
   }
   if (terminated && outcome.status === "cancelled") return EXIT_TERMINATED;
   // A stdin line that is not a user turn is bad usage; the turns before it are in the session.
   if (outcome.inputError && outcome.status !== "cancelled") return EXIT_USAGE;
+  // A goal run's status is `completed` only when its goal is complete (`GoalRunner`).
   const code = exitCodeFor(outcome.status);
   return code === EXIT_OK && output.refusals.entries.length > 0 ? EXIT_REFUSED : code;
 }

@@ -41,7 +41,8 @@ export interface EndpointSource {
 export interface PostOptions extends ErrorContext {
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** The body: text, or bytes already encoded (sent as they are, never copied here). */
+  body: string | Uint8Array<ArrayBuffer>;
   signal: AbortSignal;
   /** Give up with `provider_idle_timeout` when the response headers take longer than this. */
   idleTimeoutMs?: number;
@@ -477,4 +478,11 @@ export function inStreamError(
       : `the server at ${hostOf(ctx)} stopped the answer with an error: run again, and if it ` +
         "repeats check the model name and the provider's options",
   });
+}
+
+/** A fetch body as text (string or bytes), or null for any other kind of body. */
+export function bodyText(body: BodyInit | null | undefined): string | null {
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array) return new TextDecoder().decode(body);
+  return null;
 }

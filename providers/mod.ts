@@ -15,3 +15,4 @@ export {
 export * from "./registry.ts";
 export { capabilitiesFor, imagePlaceholder, requestForCapabilities } from "./capabilities.ts";
 export { SseProvider, type SseWire } from "./sse_provider.ts";
+export { BodyBuffer, type BodyEncoding, bodyEncoding, type EncodedBody } from "./body_buffer.ts";

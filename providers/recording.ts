@@ -16,6 +16,7 @@
  * @module
  */
 import { type Redactor, secretRedactor } from "./redact.ts";
+import { bodyText } from "./http.ts";
 
 /** The `format` value of a recording's header line. */
 export const RECORDING_FORMAT = "reasonix-provider-recording";
@@ -153,7 +154,7 @@ export function openRecording(path: string, opts: RecordingOptions): Recording {
       method: request.method,
       url: request.url,
       headers: redactHeaders(request.headers),
-      body: typeof init?.body === "string" ? init.body : null,
+      body: bodyText(init?.body),
     });
     let response: Response;
     try {

@@ -18,6 +18,7 @@ import type { ProviderSettings, RetryPolicy } from "./registry.ts";
 import { DEFAULT_RETRY_POLICY, retryingStream } from "./retry.ts";
 import { secretsOf } from "./settings.ts";
 import { readSse, type SseEvent } from "./sse.ts";
+import type { BodyBuffer, BodyEncoding, EncodedBody } from "./body_buffer.ts";
 import { finishToolCalls } from "./tool_call_finish.ts";
 import type { Chunk, Provider, ProviderRequest } from "./types.ts";
 
@@ -29,12 +30,18 @@ export interface SseWire {
   idleTimeoutMs: number;
   /** Serializes a request; called once per request, before any retry. */
   buildBody(req: ProviderRequest): string;
+  /**
+   * The same body as pieces whose concatenation is {@link buildBody}'s string, the unchanged
+   * ones the same string objects as in the previous request (see `body_buffer.ts`). Without
+   * it the body is one piece.
+   */
+  pieces?(req: ProviderRequest): readonly string[];
   /** Turns the event stream into chunks, throwing typed errors for in-stream failures. */
   decode(events: AsyncIterable<SseEvent>, context: ErrorContext): AsyncIterable<Chunk>;
 }
 
 /** A provider streaming completions over HTTP + SSE. Kinds extend it with their wire. */
-export class SseProvider implements Provider {
+export class SseProvider implements Provider, BodyEncoding {
   readonly name: string;
   readonly #settings: ProviderSettings;
   readonly #wire: SseWire;
@@ -45,6 +52,11 @@ export class SseProvider implements Provider {
   protected readonly limits: OutputLimitMemory = new OutputLimitMemory();
   /** The latest body {@link body} built, for the `stream` of the same request. */
   #measured: { req: ProviderRequest; body: string } | undefined;
+  /** Bodies {@link encode} wrote, for the `stream` of the same request object. */
+  readonly #encoded = new WeakMap<
+    ProviderRequest,
+    { buffer: BodyBuffer; bytes: Uint8Array<ArrayBuffer>; generation: number }
+  >();
 
   constructor(settings: ProviderSettings, wire: SseWire) {
     this.name = settings.name;
@@ -70,10 +82,17 @@ export class SseProvider implements Provider {
       memory: this.limits,
       run: (r) => {
         // The meter serialized this very request just before: send the bytes it measured.
+        const encoded = this.#encoded.get(r);
         const measured = this.#measured?.req === r ? this.#measured.body : undefined;
         this.#measured = undefined;
-        const body = measured ?? this.#wire.buildBody(r);
-        return retryingStream(() => this.#attempt(body, opts.signal), {
+        let body: string | undefined = encoded ? undefined : measured ?? this.#wire.buildBody(r);
+        // The encoded bytes live in the session's buffer until its next request; a retry after
+        // that (which a sequential session never makes) sends a fresh serialization instead.
+        const bodyNow = (): string | Uint8Array<ArrayBuffer> =>
+          encoded && encoded.buffer.generation === encoded.generation
+            ? encoded.bytes
+            : (body ??= this.#wire.buildBody(r));
+        return retryingStream(() => this.#attempt(bodyNow(), opts.signal), {
           signal: opts.signal,
           policy: this.#retry,
         });
@@ -93,7 +112,26 @@ export class SseProvider implements Provider {
     return body;
   }
 
-  async *#attempt(body: string, signal: AbortSignal): AsyncGenerator<Chunk> {
+  /**
+   * Encodes the body {@link stream} sends first for `req` into a session's `buffer` (learned
+   * limits applied); see {@link BodyEncoding}.
+   */
+  encode(req: ProviderRequest, buffer: BodyBuffer): EncodedBody {
+    const cap = this.limits.clamp(req.maxOutputTokens);
+    const wireReq = cap === req.maxOutputTokens ? req : { ...req, maxOutputTokens: cap };
+    const pieces = this.#wire.pieces?.(wireReq) ?? [this.#wire.buildBody(wireReq)];
+    const encoded = buffer.encode(pieces);
+    // A clamped request is rebuilt by `stream` with the same clamp; only the exact one reuses.
+    if (wireReq === req) {
+      this.#encoded.set(req, { buffer, bytes: encoded.bytes, generation: encoded.generation });
+    }
+    return encoded;
+  }
+
+  async *#attempt(
+    body: string | Uint8Array<ArrayBuffer>,
+    signal: AbortSignal,
+  ): AsyncGenerator<Chunk> {
     const response = await postForStream({
       ...this.#context,
       url: this.#wire.url,

@@ -64,3 +64,52 @@ Deno.test("the boundary check notices a second construction site", async () => {
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/**
+ * The one subagent primitive (spec §3.15): only these files may start a child, by building or
+ * importing a `SubagentRunner`, or asking the host for a `role: "subagent"` agent.
+ */
+const STARTS_CHILDREN = [
+  "core/host/host.ts",
+  "core/subagent/runner.ts",
+  "core/subagent/task_tool.ts",
+];
+
+/** Files that start children outside the runner's path, as repository paths. */
+export async function childStarters(root: string = ROOT): Promise<string[]> {
+  const found: string[] = [];
+  for await (const file of sources(root)) {
+    const rel = relative(root, file);
+    if (rel === "tests/boundary_test.ts" || UNIT_TESTS.test(rel) || rel.startsWith("tests/")) {
+      continue;
+    }
+    const text = await Deno.readTextFile(file);
+    if (
+      /\bnew\s+SubagentRunner\s*\(/.test(text) || /\bSubagentRunner\b[^;]*\bfrom\b/.test(text) ||
+      /role:\s*"subagent"\s*,/.test(text)
+    ) found.push(rel);
+  }
+  return found.sort();
+}
+
+Deno.test("only the subagent runner's path starts children", async () => {
+  assert.deepEqual(
+    await childStarters(),
+    STARTS_CHILDREN,
+    "start subagents by compiling a ProfileExecSpec for SubagentRunner.run (core/subagent)",
+  );
+});
+
+Deno.test("the child boundary notices a second way to start one", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(join(dir, "cli"), { recursive: true });
+    await Deno.writeTextFile(
+      join(dir, "cli", "preview.ts"),
+      'host.createAgent({ role: "subagent", grant });\n',
+    );
+    assert.deepEqual(await childStarters(dir), ["cli/preview.ts"]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

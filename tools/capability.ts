@@ -25,6 +25,8 @@ export interface Capability {
   destructive?: boolean;
   /** Permission-rule name, e.g. `mcp__github__create_issue`. Defaults to the id. */
   rule?: string;
+  /** Its own bound on a call (see `Tool.timeoutMs`); absent means the agent's tool timeout. */
+  timeoutMs?: number;
   /** Runs the capability; failures come back as `{ isError: true }` results. */
   invoke(args: Record<string, unknown>, ctx: ToolContext): Promise<ToolResult>;
 }
@@ -33,6 +35,11 @@ export interface Capability {
 export interface CapabilitySource {
   /** The capabilities available now. */
   list(): readonly Capability[];
+  /**
+   * A capability that is not listed now but can still be called by its id, e.g. a tool of an
+   * MCP server that failed to start: the call gives the server a fresh attempt.
+   */
+  resolve?(id: string): Capability | undefined;
 }
 
 /** Every capability of a run, from fixed registrations and live sources. */
@@ -67,7 +74,13 @@ export class CapabilityHub {
 
   /** The capability with this id, if any. */
   get(id: string): Capability | undefined {
-    return this.#fixed.get(id) ?? this.list().find((c) => c.id === id);
+    const found = this.#fixed.get(id) ?? this.list().find((c) => c.id === id);
+    if (found) return found;
+    for (const source of this.#sources) {
+      const resolved = source.resolve?.(id);
+      if (resolved) return resolved;
+    }
+    return undefined;
   }
 }
 
@@ -125,5 +138,9 @@ export function useCapabilityTool(hub: CapabilityHub): Tool {
       return capability.invoke(args.arguments ?? {}, ctx);
     },
   });
-  return tool as Tool;
+  return {
+    ...tool,
+    timeoutMs: (args: { capability?: string }) =>
+      args.capability ? hub.get(args.capability)?.timeoutMs : undefined,
+  } as Tool;
 }

@@ -75,6 +75,7 @@ export class ToolRegistry {
         readOnly: tool.readOnly,
         parse: tool.parse?.bind(tool),
         access: tool.access?.bind(tool),
+        timeoutMs: tool.timeoutMs?.bind(tool),
         execute: tool.execute.bind(tool),
       };
       this.#tools.set(tool.name, canonical);

@@ -76,6 +76,11 @@ export interface ShellSpawnOptions {
   cwd: string;
   /** Extra directories this call may write to, already approved. */
   writeDirs?: readonly string[];
+  /**
+   * Narrows the sandbox's writable roots to these canonical paths inside the write scope (a
+   * subagent's write claim). Only a launcher with `rebindsWriteRoots` honours it.
+   */
+  writeRoots?: readonly string[];
 }
 
 /** Absolute paths of the programs that start shell commands, resolved once from trusted places. */
@@ -108,6 +113,11 @@ export interface ShellLauncher {
   launch(command: string, opts: ShellSpawnOptions): Promise<ShellLaunch>;
   /** The programs that wrap the launch; absent: the caller resolves them the same careful way. */
   readonly programs?: ShellPrograms;
+  /**
+   * Whether an OS sandbox confines what commands write, so `writeRoots` can narrow it. False or
+   * absent: commands could write anywhere the process can, and a claimed writer loses `bash`.
+   */
+  readonly rebindsWriteRoots?: boolean;
   /**
    * Checks, before any work starts, that commands can run the way the launcher requires (the
    * OS sandbox is installed and works here); throws the error a launch would throw.
@@ -229,6 +239,11 @@ export interface Tool<Args = unknown> {
   parse?(args: unknown): ParseResult<Args>;
   /** What the call will touch; consulted before `execute`. */
   access?(args: Args): ToolAccess;
+  /**
+   * The bound on this call when the tool has its own (an MCP tool: its server's start-up wait
+   * plus `mcp_call_timeout_seconds`); absent or undefined means the agent's tool timeout.
+   */
+  timeoutMs?(args: Args): number | undefined;
   /** Runs the call. Must not throw for expected failures: return `{ isError: true }`. */
   execute(args: Args, ctx: ToolContext): Promise<ToolResult>;
 }

@@ -18,6 +18,7 @@ import { addOptions, addPermissionOptions } from "./options.ts";
 import { defineRun } from "./run.ts";
 import { CWD_OPTION } from "./run_spec.ts";
 import { defineSessions } from "./sessions.ts";
+import { defineSubagent } from "./subagent.ts";
 import { defineSetup } from "./setup.ts";
 import { defineTrust } from "./trust.ts";
 import type { InteractiveModule, SetupModule } from "./types.ts";
@@ -109,6 +110,7 @@ export function buildProgram(ctx: CliContext): Command {
   defineRun(program, ctx);
   defineSetup(program, ctx);
   defineSessions(program, ctx);
+  defineSubagent(program, ctx);
   defineConfig(program, ctx);
   defineMcp(program, ctx);
   defineTrust(program, ctx);

@@ -10,6 +10,9 @@ import { permissionFlags } from "../permission_flags.ts";
 import type { OptionSpec } from "./option_spec.ts";
 import type { RunOptions } from "./types.ts";
 
+/** `--plan` values. */
+export const PLAN_ROUTES: readonly ("first" | "approve" | "only")[] = ["first", "approve", "only"];
+
 /** The name of the headless command. */
 export const RUN_COMMAND = "run";
 
@@ -72,6 +75,27 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
     flags: "-r, --resume <id>",
     description: "continue the session with this id (or unique id prefix)",
   },
+  {
+    flags: "--plan <route>",
+    description: "run the planner ([agent] planner_model) first: first hands the plan to the " +
+      "executor, approve saves it for --approve-plan, only saves it and stops (docs/PLANNING.md)",
+    choices: PLAN_ROUTES,
+  },
+  {
+    flags: "--approve-plan",
+    description: "carry out the plan the session given by -c or -r saved or left waiting",
+    conflicts: "plan",
+  },
+  {
+    flags: "--goal <objective>",
+    description: "work toward <objective> in rounds until it is complete, blocked or paused by " +
+      "[agent] max_goal_rounds / goal_token_budget (docs/GOAL.md)",
+    conflicts: "goalResume",
+  },
+  {
+    flags: "--goal-resume",
+    description: "resume the paused goal of the session given by -c or -r and run its rounds",
+  },
 ];
 
 /** Parses a duration: `90`, `90s`, `10m`, `1h`, `500ms`. */
@@ -100,6 +124,10 @@ export interface RawRunOptions {
   image?: string[];
   continue?: boolean;
   resume?: string;
+  goal?: string;
+  goalResume?: boolean;
+  plan?: string;
+  approvePlan?: boolean;
   [permission: string]: unknown;
 }
 
@@ -174,7 +202,19 @@ export async function checkRunOptions(
   });
   if (typeof formats === "string") return { usage: formats };
   let task = words.join(" ").trim();
-  if (formats.inputFormat === "text") {
+  const goal = goalOptions(raw, task, formats.inputFormat);
+  if (typeof goal === "string") return { usage: goal };
+  if (goal?.start !== undefined && !task) task = goal.start;
+  if (goal?.resume && !task) task = CONTINUE_GOAL_TEXT;
+  if (raw.approvePlan && !raw.continue && raw.resume === undefined) {
+    return {
+      usage: "--approve-plan carries out a session's plan: add --continue or --resume <id>",
+    };
+  }
+  if ((raw.plan !== undefined || raw.approvePlan) && formats.inputFormat !== "text") {
+    return { usage: "--plan and --approve-plan take no --input-format stream-json" };
+  }
+  if (formats.inputFormat === "text" && !raw.approvePlan) {
     if (!task && !Deno.stdin.isTerminal()) task = await readStdin();
     if (!task) return { usage: "no task given." };
   }
@@ -186,6 +226,32 @@ export async function checkRunOptions(
     record: raw.record,
     images: raw.image ?? [],
     resume: raw.continue ? "latest" : raw.resume,
+    ...(goal ? { goal } : {}),
+    ...(raw.plan !== undefined ? { plan: raw.plan as RunOptions["plan"] } : {}),
+    ...(raw.approvePlan ? { approvePlan: true } : {}),
     permissions: permissionFlags(raw),
   };
+}
+
+/** The user text of a `--goal-resume` run without a task: the goal driver's fixed text. */
+const CONTINUE_GOAL_TEXT = "Continue working toward the goal.";
+
+/** `--goal` / `--goal-resume`, checked, or a usage error message. */
+function goalOptions(
+  raw: RawRunOptions,
+  task: string,
+  input: string,
+): RunOptions["goal"] | string | undefined {
+  if (raw.goal === undefined && !raw.goalResume) return undefined;
+  if (input !== "text") return "--goal and --goal-resume take no --input-format stream-json";
+  if (raw.goal !== undefined) {
+    if (raw.goalResume) return "--goal starts a new goal; --goal-resume continues one: use either";
+    if (!raw.goal.trim()) return "--goal needs an objective";
+    if (task) return "--goal takes the objective as its value; drop the task argument";
+    return { start: raw.goal.trim() };
+  }
+  if (!raw.continue && raw.resume === undefined) {
+    return "--goal-resume continues a session's goal: add --continue or --resume <id>";
+  }
+  return { resume: true };
 }

@@ -33,6 +33,15 @@ export interface RunOptions {
   images: string[];
   /** `"latest"` for `--continue`, the id (or prefix) for `--resume`. */
   resume?: string;
+  /**
+   * Goal mode: `--goal <objective>` starts a goal, `--goal-resume` resumes the continued
+   * session's paused goal; the run lasts until it is complete, blocked or paused.
+   */
+  goal?: { start?: string; resume?: boolean };
+  /** `--plan first|approve|only`: route the task through the planner (spec §3.5). */
+  plan?: "first" | "approve" | "only";
+  /** `--approve-plan`: carry out the continued session's saved or pending plan. */
+  approvePlan?: boolean;
   permissions: PermissionFlags;
 }
 
@@ -87,7 +96,33 @@ export interface InteractiveModule {
 
 /** `cli/sessions_cmd.ts`. */
 export interface SessionsModule {
-  sessionsList(opts: { json: boolean }): Promise<number>;
+  sessionsList(opts: { json: boolean; limit?: number; offset?: number }): Promise<number>;
+}
+
+/** `cli/subagent_cmd.ts`. */
+export interface SubagentModule {
+  subagentList(opts: { json: boolean }): Promise<number>;
+  subagentRun(opts: {
+    mode: "try" | "run";
+    profile: string;
+    task: string;
+    json: boolean;
+    model?: string;
+    permissions: PermissionFlags;
+  }): Promise<number>;
+  subagentManage(opts: {
+    action: "create" | "edit" | "delete";
+    name: string;
+    global: boolean;
+    fields: {
+      description?: string;
+      model?: string;
+      effort?: string;
+      readOnly?: boolean;
+      allowedTools?: string;
+      prompt?: string;
+    };
+  }): Promise<number>;
 }
 
 /** `cli/config_cmd.ts`. */

@@ -5,6 +5,7 @@
  * @module
  */
 import type { AgentEvent, Runner, RunStatus } from "../../core/agent/events.ts";
+import type { GoalRecord } from "../../core/store/records.ts";
 import { plainRenderer } from "../render_plain.ts";
 import type { OutputFormat } from "./format.ts";
 import type { TurnLine } from "./input_stream.ts";
@@ -39,6 +40,21 @@ export interface OutputOptions {
   info: RunInfo;
   /** The clock for durations; default `performance.now`. */
   now?: () => number;
+  /** The goal of a Goal-mode run (`--goal`), reported with the result. */
+  goal?: () => GoalRecord | undefined;
+}
+
+/** One line on stderr for a goal event of a text or `--json` run. */
+function goalLine(event: Extract<AgentEvent, { type: "goal" }>): string {
+  const g = event.goal;
+  const what = event.change === "round"
+    ? `round ${g.rounds}`
+    : event.change === "bound"
+    ? "paused"
+    : event.change;
+  const tail = event.message && event.change !== "round" ? `: ${event.message}` : "";
+  return `goal ${g.id} (revision ${g.revision}): ${what} · ${g.rounds} rounds · ${g.tokens} tokens · ` +
+    `${g.requests} requests${tail}\n`;
 }
 
 /** The output of `format`. */
@@ -67,6 +83,7 @@ export function createOutput(format: OutputFormat, opts: OutputOptions): Headles
       event(event) {
         refusals.event(event);
         render(event);
+        if (event.type === "goal") opts.err(goalLine(event));
         closing(event, true);
       },
       inputError,
@@ -76,7 +93,12 @@ export function createOutput(format: OutputFormat, opts: OutputOptions): Headles
   if (format === "json") {
     // Diagnostics still go to stderr; stdout holds nothing but the summary.
     const render = plainRenderer({ err: opts.err, color: opts.color });
-    const summary = new JsonSummaryWriter({ write: opts.out, info: opts.info, refusals });
+    const summary = new JsonSummaryWriter({
+      write: opts.out,
+      info: opts.info,
+      refusals,
+      goal: opts.goal,
+    });
     return {
       start() {},
       beginTurn: () => {
@@ -86,6 +108,7 @@ export function createOutput(format: OutputFormat, opts: OutputOptions): Headles
       event(event) {
         refusals.event(event);
         render(event);
+        if (event.type === "goal") opts.err(goalLine(event));
         summary.event(event);
         closing(event, true);
       },
@@ -96,7 +119,12 @@ export function createOutput(format: OutputFormat, opts: OutputOptions): Headles
   // stream-json: the lines say everything; stderr gets only notices, why a turn failed and what
   // was refused.
   const render = plainRenderer({ err: opts.err, color: opts.color });
-  const lines = new StreamJsonWriter({ write: opts.out, info: opts.info, refusals });
+  const lines = new StreamJsonWriter({
+    write: opts.out,
+    info: opts.info,
+    refusals,
+    goal: opts.goal,
+  });
   return {
     start: () => lines.start(),
     beginTurn: () => {

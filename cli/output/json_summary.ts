@@ -10,8 +10,9 @@ import type {
   RunStatus,
   UsageTotals,
 } from "../../core/agent/events.ts";
-import { cacheHitRatio } from "../../core/agent/cost.ts";
+import { addUsage, cacheHitRatio, emptyTotals } from "../../core/agent/cost.ts";
 import type { CacheBreak, CacheBreakCause } from "../../core/context/cache_meter.ts";
+import type { GoalRecord } from "../../core/store/records.ts";
 import type { RefusalLedger, RefusedEntry } from "./refusals.ts";
 import type { RunInfo } from "./run_info.ts";
 
@@ -39,6 +40,91 @@ export interface RunSummary {
   error?: { code: string; message: string };
   /** Why the run stopped early (`budget_exceeded`, `timeout`). */
   detail?: string;
+  /** The session's goal at the end of a Goal-mode run (`--goal`, `--goal-resume`). */
+  goal?: GoalSummary;
+  /** How the coordinator routed the run (spec §3.5); never the user's text. */
+  route?: { route: string; reason: string };
+  /** The plan the planner delivered, and where it stands. */
+  plan?: { id: string; status: string; title: string };
+  /** Usage per session when the planner ran: planner and executor apart (`tokens` is the sum). */
+  sessions?: Record<string, SessionUsage>;
+  /** Subagents the run started (`task`), and their usage (included in `tokens`). */
+  subagent_runs: number;
+  /** Writes of subagents refused or landed outside their `write_paths`. */
+  write_scope_violations: number;
+  /** The subagents' share of `tokens`, when any ran. */
+  subagents?: SessionUsage;
+}
+
+/** What the `task` tool reported about its children (`meta.subagents`). */
+export function subagentRuns(meta: Record<string, unknown> | undefined): { refused: string[] }[] {
+  const runs = meta?.subagents;
+  return Array.isArray(runs)
+    ? runs.map((r) => ({ refused: Array.isArray(r?.refused) ? r.refused : [] }))
+    : [];
+}
+
+/** One session's usage in a coordinated run. */
+export interface SessionUsage {
+  tokens: { prompt: number; completion: number; cache_hit: number; cache_miss: number };
+  cache_hit_ratio: number;
+  cost: number | null;
+  currency: string | null;
+}
+
+/** Per-session usage of a coordinated run in the snake_case of the headless formats. */
+export function sessionUsage(
+  sessions: NonNullable<Extract<AgentEvent, { type: "done" }>["sessions"]>,
+): Record<string, SessionUsage> {
+  const out: Record<string, SessionUsage> = {};
+  for (const [name, u] of Object.entries(sessions)) {
+    if (!u) continue;
+    out[name] = {
+      tokens: {
+        prompt: u.promptTokens,
+        completion: u.completionTokens,
+        cache_hit: u.cacheHitTokens,
+        cache_miss: u.cacheMissTokens,
+      },
+      cache_hit_ratio: Number(cacheHitRatio(u).toFixed(4)),
+      cost: u.cost === undefined ? null : Number(u.cost.toFixed(6)),
+      currency: u.currency ?? null,
+    };
+  }
+  return out;
+}
+
+/** A goal as `--json` and `stream-json` report it. */
+export interface GoalSummary {
+  id: string;
+  objective: string;
+  /** `active`, `paused`, `complete` or `blocked`. */
+  status: string;
+  revision: number;
+  /** Rounds the goal driver admitted, over the goal's whole life. */
+  rounds: number;
+  /** Prompt + completion tokens of those rounds. */
+  tokens: number;
+  /** Real provider requests of those rounds. */
+  requests: number;
+  reason: string | null;
+  /** Who paused it: `user`, `model`, `bound` or `error`; null unless paused. */
+  paused_by: string | null;
+}
+
+/** A goal in the snake_case of the headless formats. */
+export function goalSummary(goal: GoalRecord): GoalSummary {
+  return {
+    id: goal.id,
+    objective: goal.objective,
+    status: goal.status,
+    revision: goal.revision,
+    rounds: goal.rounds,
+    tokens: goal.tokens,
+    requests: goal.requests,
+    reason: goal.reason ?? null,
+    paused_by: goal.status === "paused" ? goal.pausedBy ?? null : null,
+  };
 }
 
 /** One permission decision in the JSON summary. */
@@ -148,7 +234,20 @@ export function summarize(opts: {
     cache_breaks: opts.cacheBreaks ?? [],
     ...(done.error ? { error: done.error } : {}),
     ...(done.detail ? { detail: done.detail } : {}),
+    ...(done.sessions ? { sessions: sessionUsage(done.sessions) } : {}),
+    subagent_runs: 0,
+    write_scope_violations: 0,
   };
+}
+
+function sessionSum(
+  into: UsageTotals | undefined,
+  u: Pick<UsageTotals, "promptTokens" | "completionTokens" | "cacheHitTokens" | "cacheMissTokens">,
+  cost: number | undefined,
+): UsageTotals {
+  const out = into ?? emptyTotals();
+  addUsage(out, u, cost);
+  return out;
 }
 
 /** Collects what the summary needs from the event stream and prints it at `done`. */
@@ -161,8 +260,14 @@ export class JsonSummaryWriter {
   #breaks: CacheBreakEntry[] = [];
   /** Call ids already recorded (a side channel may repeat a decision). */
   #decided = new Set<string>();
+  #route: RunSummary["route"];
+  #subagentRuns = 0;
+  #violations = 0;
+  #childUsage: UsageTotals | undefined;
+  #plan: RunSummary["plan"];
 
   readonly #refusals: RefusalLedger | undefined;
+  readonly #goal: (() => GoalRecord | undefined) | undefined;
 
   constructor(
     opts: {
@@ -171,9 +276,12 @@ export class JsonSummaryWriter {
       now?: () => number;
       /** Where the refused calls come from (shared with the other outputs of the run). */
       refusals?: RefusalLedger;
+      /** The goal of a Goal-mode run, read when the summary is written. */
+      goal?: () => GoalRecord | undefined;
     },
   ) {
     this.#refusals = opts.refusals;
+    this.#goal = opts.goal;
     this.#write = opts.write;
     this.#info = opts.info;
     this.#now = opts.now ?? (() => performance.now());
@@ -185,6 +293,11 @@ export class JsonSummaryWriter {
     this.#started = this.#now();
     this.#permissions = [];
     this.#breaks = [];
+    this.#route = undefined;
+    this.#plan = undefined;
+    this.#subagentRuns = 0;
+    this.#violations = 0;
+    this.#childUsage = undefined;
   }
 
   /** Records permission decisions and prints the summary at `done`. */
@@ -193,7 +306,18 @@ export class JsonSummaryWriter {
       if (this.#decided.has(event.callId)) return;
       this.#decided.add(event.callId);
       this.#permissions.push(permissionEntry(event));
-    } else if (event.type === "cache_break") {
+    } else if (event.type === "tool_end") {
+      const runs = subagentRuns(event.result.meta);
+      this.#subagentRuns += runs.length;
+      this.#violations += runs.reduce((n, r) => n + r.refused.length, 0);
+    } else if (event.type === "usage" && event.purpose === "subagent") {
+      this.#childUsage = sessionSum(this.#childUsage, event.usage, event.cost);
+    } else if (event.type === "route") {
+      // A goal run routes every round; the run's route is its first (the goal's start).
+      this.#route ??= { route: event.route, reason: event.reason };
+    } else if (event.type === "plan") {
+      this.#plan = { id: event.plan.id, status: event.status, title: event.plan.title };
+    } else if (event.type === "cache_break" && event.agent === undefined) {
       this.#breaks.push(cacheBreakEntry(event.cacheBreak));
     } else if (event.type === "done") {
       const summary = summarize({
@@ -204,6 +328,15 @@ export class JsonSummaryWriter {
         cacheBreaks: this.#breaks,
         refused: this.#refusals?.turn ?? [],
       });
+      const goal = this.#goal?.();
+      if (goal) summary.goal = goalSummary(goal);
+      if (this.#route) summary.route = this.#route;
+      summary.subagent_runs = this.#subagentRuns;
+      summary.write_scope_violations = this.#violations;
+      if (this.#childUsage) {
+        summary.subagents = sessionUsage({ executor: this.#childUsage }).executor;
+      }
+      if (this.#plan) summary.plan = this.#plan;
       this.#write(`${JSON.stringify(summary)}\n`);
     }
   }

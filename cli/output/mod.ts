@@ -27,6 +27,8 @@ export {
   type CacheBreakEntry,
   cacheBreakEntry,
   cacheBytes,
+  type GoalSummary,
+  goalSummary,
   JsonSummaryWriter,
   type PermissionEntry,
   type RunSummary,

@@ -18,12 +18,15 @@
  */
 import type { AgentEvent, RunStatus, UsageTotals } from "../../core/agent/events.ts";
 import { cacheHitRatio } from "../../core/agent/cost.ts";
+import type { GoalRecord } from "../../core/store/records.ts";
 import type { Usage } from "../../providers/types.ts";
 import {
   type CacheBreakEntry,
   cacheBreakEntry,
   cacheBytes,
+  goalSummary,
   permissionEntry,
+  sessionUsage,
 } from "./json_summary.ts";
 import type { RefusalLedger } from "./refusals.ts";
 import type { RunInfo } from "./run_info.ts";
@@ -65,6 +68,8 @@ export interface StreamJsonOptions {
   uuid?: () => string;
   /** Where the refused calls come from (shared with the other outputs of the run). */
   refusals?: RefusalLedger;
+  /** The goal of a Goal-mode run, read for each `result` line. */
+  goal?: () => GoalRecord | undefined;
 }
 
 /** Smallest previous prompt, in tokens, whose prefix a provider is expected to cache. */
@@ -76,6 +81,7 @@ const CACHE_BREAK_RATIO = 0.9;
 export function resultSubtype(status: RunStatus): ResultSubtype {
   switch (status) {
     case "completed":
+    case "awaiting_approval":
       return "success";
     case "max_turns":
       return "error_max_turns";
@@ -225,6 +231,7 @@ export class StreamJsonWriter {
 
   /** Writes the lines an event causes (none for most streaming deltas). */
   event(event: AgentEvent): void {
+    if (event.agent === "planner" && this.#planner(event)) return;
     switch (event.type) {
       case "turn_start":
         this.#flush();
@@ -325,6 +332,25 @@ export class StreamJsonWriter {
       case "notice":
         this.#reasonix("notice", { level: event.level, message: event.message });
         break;
+      case "goal":
+        this.#reasonix("goal", {
+          change: event.change,
+          armed: event.armed,
+          message: event.message ?? null,
+          goal: goalSummary(event.goal),
+        });
+        break;
+      case "route":
+        this.#reasonix("route", { route: event.route, reason: event.reason });
+        break;
+      case "plan":
+        this.#reasonix("plan", {
+          id: event.plan.id,
+          status: event.status,
+          title: event.plan.title,
+          plan: event.plan.text,
+        });
+        break;
       case "done":
         this.#flush();
         this.#result(event);
@@ -332,6 +358,37 @@ export class StreamJsonWriter {
       default:
         // Events added later are not part of this format until they are documented.
         break;
+    }
+  }
+
+  /**
+   * The planner's own work, in Reasonix lines of its own so a wrapper reading the executor's
+   * conversation is not misled (and its cache checks see one session). Returns false for
+   * events shown like the executor's (permissions, approvals, notices).
+   */
+  #planner(event: AgentEvent): boolean {
+    switch (event.type) {
+      case "tool_start":
+        this.#reasonix("planner_tool_use", {
+          id: event.call.id,
+          name: event.call.name,
+          input: toolInput(event.call.arguments),
+        });
+        return true;
+      case "tool_end":
+        this.#reasonix("planner_tool_result", {
+          tool_use_id: event.call.id,
+          is_error: event.result.isError === true,
+        });
+        return true;
+      case "permission":
+      case "approval_request":
+      case "approval_answer":
+      case "notice":
+      case "cache_break":
+        return false;
+      default:
+        return true;
     }
   }
 
@@ -359,7 +416,8 @@ export class StreamJsonWriter {
 
   #result(done: Extract<AgentEvent, { type: "done" }>): void {
     const u: UsageTotals = done.usage;
-    const error = done.status !== "completed";
+    const goal = this.#opts.goal?.();
+    const error = done.status !== "completed" && done.status !== "awaiting_approval";
     this.#line({
       type: "result",
       subtype: resultSubtype(done.status),
@@ -391,6 +449,8 @@ export class StreamJsonWriter {
         refused: this.#opts.refusals?.turn ?? [],
         ...(done.error ? { error: done.error } : {}),
         ...(done.detail ? { detail: done.detail } : {}),
+        ...(goal ? { goal: goalSummary(goal) } : {}),
+        ...(done.sessions ? { sessions: sessionUsage(done.sessions) } : {}),
       },
     });
   }

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LAZY_MODULES } from "../lazy.ts";
 import { latin1Source } from "./latin1.ts";
@@ -104,10 +104,32 @@ const LAZY_REQUIRE = "var __deno_internal_require;\n" +
   "var __require = (id) => (__deno_internal_require ??= globalThis.process\n" +
   '  .getBuiltinModule("node:module").createRequire(import.meta.url))(id);';
 
-/** Rewrites the eager `require` of esbuild's helpers ({@link EAGER_REQUIRE}) into a lazy one. */
+/**
+ * esbuild's `__require` as a minified bundle holds it: the global `require` when one exists,
+ * else an error. Deno's bundler gives minified helpers no {@link EAGER_REQUIRE}, and an ES
+ * module has no global `require`, so every CommonJS `require` of a built-in would throw.
+ */
+const MINIFIED_SHIM = 'typeof require<"u"?require:';
+
+/**
+ * The `require` a minified helper chunk finds in its own scope: {@link LAZY_REQUIRE}'s, made
+ * on its first call.
+ */
+const MINIFIED_REQUIRE = "var __deno_internal_require;var require=(id)=>(__deno_internal_require" +
+  '??=globalThis.process.getBuiltinModule("node:module").createRequire(import.meta.url))(id);\n';
+
+/**
+ * Rewrites the eager `require` of esbuild's helpers ({@link EAGER_REQUIRE}) into a lazy one,
+ * or gives the minified helpers ({@link MINIFIED_SHIM}) that lazy `require` to find.
+ */
 export function lazyRequire(text: string): { text: string; rewritten: boolean } {
-  if (!text.includes(EAGER_REQUIRE)) return { text, rewritten: false };
-  return { text: text.replace(EAGER_REQUIRE, LAZY_REQUIRE), rewritten: true };
+  if (text.includes(EAGER_REQUIRE)) {
+    return { text: text.replace(EAGER_REQUIRE, LAZY_REQUIRE), rewritten: true };
+  }
+  if (text.includes(MINIFIED_SHIM) && !text.includes(MINIFIED_REQUIRE)) {
+    return { text: MINIFIED_REQUIRE + text, rewritten: true };
+  }
+  return { text, rewritten: false };
 }
 
 /** Applies {@link lazyRequire} to the bundle in `dir`, whose helpers are in one file. */
@@ -153,9 +175,60 @@ async function deferBundleRequires(dir: string): Promise<void> {
   }
 }
 
+/**
+ * Production mode: Deno's bundler defines `process.env.NODE_ENV` as `"production"` only for a
+ * minified build (it has no `--define`), and React, its reconciler and the scheduler ship a
+ * development build that costs the interactive UI some 40 % of its CPU. Names are kept: error
+ * classes and the like stay recognizable in messages and stack traces.
+ */
+export const PRODUCTION_FLAGS: readonly string[] = ["--minify", "--keep-names"];
+
+/**
+ * Which modules each bundled file holds, by path relative to the bundle (npm modules as
+ * `npm:<name>/<path>`, the program's own relative to the repository). Minified files carry
+ * no module comments; tests read this to check what a command path loads.
+ */
+export const MODULES_FILE = "modules.json";
+
+/**
+ * Turns the source maps the build wrote into {@link MODULES_FILE} and removes them: they are
+ * not shipped.
+ */
+async function writeModules(dir: string): Promise<void> {
+  const modules: Record<string, string[]> = {};
+  const walk = async (d: string): Promise<void> => {
+    for await (const entry of Deno.readDir(d)) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory) await walk(path);
+      else if (entry.name.endsWith(".js.map")) {
+        const map = JSON.parse(await Deno.readTextFile(path)) as { sources: string[] };
+        const file = relative(dir, path.slice(0, -".map".length));
+        modules[file] = map.sources.map((source) => {
+          const absolute = resolve(dirname(path), source);
+          const npm = /\/npm\/[^/]+\/((?:@[^/]+\/)?[^/]+)\/[^/]+\/(.*)$/.exec(absolute);
+          return npm ? `npm:${npm[1]}/${npm[2]}` : relative(ROOT, absolute);
+        });
+        await Deno.remove(path);
+      }
+    }
+  };
+  await walk(dir);
+  await Deno.writeTextFile(join(dir, MODULES_FILE), JSON.stringify(modules, null, 1) + "\n");
+}
+
 async function bundle(args: string[]): Promise<void> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", "--platform", "deno", "--config", join(ROOT, "deno.json"), ...args],
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform",
+      "deno",
+      ...PRODUCTION_FLAGS,
+      "--sourcemap=external",
+      "--config",
+      join(ROOT, "deno.json"),
+      ...args,
+    ],
     cwd: ROOT,
     stdout: "piped",
     stderr: "piped",
@@ -182,6 +255,7 @@ export async function buildBundle(dir: string): Promise<void> {
   // `deno install` copies the nearest deno.json for the launcher to use. The repository's would
   // make every start load its import map and lockfile, which the bundle does not need.
   await Deno.writeTextFile(join(dir, "deno.json"), '{ "lock": false }\n');
+  await writeModules(dir);
   await deferBundleRequires(dir);
   await lazyBundleRequire(dir);
   // One-byte source strings in V8: a wide character doubles a whole file's memory.

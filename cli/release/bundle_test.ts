@@ -109,3 +109,25 @@ Deno.test("the helpers' require loads node:module on its first call and then wor
   }
   assert.deepEqual(lazyRequire("var x = 1;"), { text: "var x = 1;", rewritten: false });
 });
+
+/** esbuild's minified helper chunk: its `require` is the global one, which ES modules lack. */
+const MINIFIED_HELPERS =
+  `var n=(a=>typeof require<"u"?require:typeof Proxy<"u"?new Proxy(a,{get:(b,c)=>` +
+  `(typeof require<"u"?require:b)[c]}):a)(function(a){if(typeof require<"u")return ` +
+  `require.apply(this,arguments);throw Error('Dynamic require of "'+a+'" is not supported')});` +
+  `export{n as b};\n`;
+
+Deno.test("the minified helpers get a require that loads node:module on its first call", async () => {
+  const { text, rewritten } = lazyRequire(MINIFIED_HELPERS);
+  assert.ok(rewritten);
+  assert.doesNotMatch(text, /from ?"node:module"/);
+  assert.equal(lazyRequire(text).rewritten, false, "rewritten once");
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(join(dir, "helpers.js"), text);
+    const { b: require } = await import(join("file://", dir, "helpers.js"));
+    assert.equal(require("node:path").basename("/a/b.txt"), "b.txt");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

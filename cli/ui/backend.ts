@@ -6,11 +6,15 @@
  *
  * @module
  */
-import type { AgentEvent } from "../../core/agent/events.ts";
+import type { AgentEvent, UserInput } from "../../core/agent/events.ts";
 import type { ApprovalBroker } from "../../core/agent/approval.ts";
 import type { CompactionReport } from "../../core/context/manager.ts";
 import type { AgentSpec, Host, HostedAgent } from "../../core/host/mod.ts";
 import type { FactStore } from "../../core/memory/mod.ts";
+import type { Goals } from "../../core/goal/mod.ts";
+import { Coordinator } from "../../core/coordinator/mod.ts";
+import type { PlanMode } from "../../core/plan/mod.ts";
+import type { SuppliedText } from "../../core/references/mod.ts";
 import { listSessions, userText } from "../../core/store/sessions.ts";
 import type { ImagePart, Message, ToolCall } from "../../providers/types.ts";
 import { ConfigError } from "../../core/config/errors.ts";
@@ -49,8 +53,10 @@ export interface ChatBackend {
   /**
    * Runs one user turn. `images` go with the message; the runtime's notices about them (an
    * image described, or dropped) arrive as `notice` events before the turn's first event.
+   * `supplied` marks the parts of `text` the user did not type (a project command's template,
+   * an MCP prompt), whose `@` references stay inside the workspace.
    */
-  run(text: string, opts: { signal: AbortSignal; images?: ImagePart[] }): AsyncIterable<AgentEvent>;
+  run(text: string, opts: RunOptions): AsyncIterable<AgentEvent>;
   /** `provider/model` names from the configuration, for `/model`. */
   models(): string[];
   newConversation(): Promise<void>;
@@ -70,6 +76,11 @@ export interface ChatBackend {
    * session cannot move to. Absent: the mode is fixed for the session.
    */
   setPermissionMode?(mode: string): string;
+  /**
+   * The host's plan mode (`/plan`, Shift+Tab), independent of the permission mode. Absent:
+   * plan mode is not available.
+   */
+  planMode?(): PlanMode | undefined;
   /** What an approval prompt shows of `call`: an edit's diff, a command's directory and sandbox. */
   preview?(call: ToolCall, opts: { signal: AbortSignal }): Promise<ApprovalPreview>;
   /** The configured models with why each cannot be used now (a missing key), for `/model`. */
@@ -81,7 +92,21 @@ export interface ChatBackend {
   initAgents?(opts: { replace: boolean; signal: AbortSignal }): Promise<InitOutcome>;
   /** Remembered facts, for `/memory` (absent: the command says memory is unavailable). */
   memory?(): FactStore | undefined;
+  /**
+   * The current session's goal, for `/goal`, the idle goal driver and the status line
+   * (absent or undefined: Goal mode is not available).
+   */
+  goals?(): Goals | undefined;
   dispose(): Promise<void>;
+}
+
+/** Options of {@linkcode ChatBackend.run}. */
+export interface RunOptions {
+  signal: AbortSignal;
+  images?: ImagePart[];
+  supplied?: readonly SuppliedText[];
+  /** Trusted routing metadata (a goal's explicit start), never parsed from `text`. */
+  route?: UserInput["route"];
 }
 
 /** A configured model for `/model`. */
@@ -114,6 +139,7 @@ export interface HostBackendOptions {
 /** A {@link ChatBackend} over a {@link Host}. */
 export class HostBackend implements ChatBackend {
   #agent: HostedAgent;
+  #coordinator: Coordinator | undefined;
   #overrides: AgentOverrides;
   readonly #opts: HostBackendOptions;
 
@@ -131,7 +157,26 @@ export class HostBackend implements ChatBackend {
     const backend = new HostBackend(undefined as unknown as HostedAgent, {}, opts);
     backend.#agent = await backend.#build(initial);
     backend.#overrides = { ...initial, resume: undefined };
+    try {
+      // A configured planner model that cannot be used is a configuration error at start.
+      await backend.#coordinatorFor(backend.#agent);
+    } catch (error) {
+      await backend.#agent.close();
+      throw error;
+    }
     return backend;
+  }
+
+  /** The coordinator over `agent` (spec §3.5); a new agent gets a new one. */
+  async #coordinatorFor(agent: HostedAgent): Promise<Coordinator> {
+    if (this.#coordinator?.executor === agent) return this.#coordinator;
+    await this.#coordinator?.close();
+    this.#coordinator = await Coordinator.create({
+      host: this.#opts.host,
+      executor: agent,
+      plannerModel: this.#opts.host.config.agent.planner_model,
+    });
+    return this.#coordinator;
   }
 
   /** The current agent. */
@@ -166,12 +211,15 @@ export class HostBackend implements ChatBackend {
     return this.#agent.session.messages;
   }
 
-  async *run(
-    text: string,
-    opts: { signal: AbortSignal; images?: ImagePart[] },
-  ): AsyncIterable<AgentEvent> {
-    const input = opts.images?.length ? { text, images: opts.images } : { text };
-    for await (const event of this.#agent.run(input, { signal: opts.signal })) {
+  async *run(text: string, opts: RunOptions): AsyncIterable<AgentEvent> {
+    const input = {
+      text,
+      ...(opts.images?.length ? { images: opts.images } : {}),
+      ...(opts.supplied?.length ? { supplied: opts.supplied } : {}),
+      ...(opts.route ? { route: opts.route } : {}),
+    };
+    const runner = await this.#coordinatorFor(this.#agent);
+    for await (const event of runner.run(input, { signal: opts.signal })) {
       if (event.type === "approval_request" && event.respond) {
         const respond = event.respond;
         // The modal answers; a cancelled turn withdraws the request (the gate sees the abort).
@@ -218,6 +266,10 @@ export class HostBackend implements ChatBackend {
     return this.#opts.host.setPermissionMode(mode);
   }
 
+  planMode(): PlanMode {
+    return this.#opts.host.planMode;
+  }
+
   preview(call: ToolCall, opts: { signal: AbortSignal }): Promise<ApprovalPreview> {
     const host = this.#opts.host;
     return approvalPreview(call, {
@@ -236,8 +288,18 @@ export class HostBackend implements ChatBackend {
     await old.close();
   }
 
-  switchModel(name: string): Promise<void> {
-    return this.#reopen({ ...this.#overrides, model: name }, this.#agent.session.id);
+  async switchModel(name: string): Promise<void> {
+    // The same session on another model: a goal the user armed stays armed.
+    const armed = this.#agent.goals?.due === true;
+    await this.#reopen({ ...this.#overrides, model: name }, this.#agent.session.id);
+    if (armed && this.#agent.goals?.state?.status === "active") {
+      this.#agent.goals.resume();
+      this.#agent.goals.drain();
+    }
+  }
+
+  goals(): Goals | undefined {
+    return this.#agent.goals;
   }
 
   setEffort(effort: string | undefined): Promise<void> {
@@ -275,8 +337,9 @@ export class HostBackend implements ChatBackend {
   }
 
   /** Closes the current agent; the host belongs to whoever opened it. */
-  dispose(): Promise<void> {
-    return this.#agent.close();
+  async dispose(): Promise<void> {
+    await this.#coordinator?.close();
+    await this.#agent.close();
   }
 
   #build(o: AgentOverrides): Promise<HostedAgent> {

@@ -10,6 +10,12 @@
 export interface EditorState {
   text: string;
   cursor: number;
+  /**
+   * The text was recalled from the prompt history and not edited since. Cursor moves keep
+   * it; any edit drops it. While set, ↑/↓ walk the history and no completion menu opens, so
+   * a recalled `/mcp…` entry cannot capture the arrows.
+   */
+  recalled?: true;
 }
 
 /** An empty editor. */
@@ -151,4 +157,14 @@ export function replaceWordAtCursor(s: EditorState, replacement: string): Editor
 /** Sets the whole text with the cursor at its end. */
 export function setText(text: string): EditorState {
   return { text, cursor: text.length };
+}
+
+/** A history entry put in the composer: the cursor at its end, marked as recalled. */
+export function recall(text: string): EditorState {
+  return { text, cursor: text.length, recalled: true };
+}
+
+/** Whether completion menus may open for `s`: only for text the user typed or edited. */
+export function completionAllowed(s: EditorState): boolean {
+  return s.recalled !== true;
 }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   backspace,
+  completionAllowed,
   deleteForward,
   deleteWordBack,
   down,
@@ -11,6 +12,7 @@ import {
   killToLineEnd,
   killToLineStart,
   left,
+  recall,
   replaceWordAtCursor,
   right,
   up,
@@ -102,4 +104,29 @@ Deno.test("history persists to a file and skips damaged lines", async () => {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("a recalled history entry opens no completion until it is edited", () => {
+  const r = recall("/mcp\nsecond line");
+  assert.deepEqual([r.text, r.cursor], ["/mcp\nsecond line", 16]);
+  assert.equal(completionAllowed(r), false);
+  // Moving the cursor is still browsing: the entry stays recalled.
+  for (const moved of [left(r), right(r), home(r), end(r), up(r)!, down(up(r)!)!]) {
+    assert.equal(completionAllowed(moved), false, JSON.stringify(moved));
+  }
+  // Any edit makes it the user's text again.
+  for (
+    const edited of [
+      insert(r, "x"),
+      backspace(r),
+      deleteForward(home(r)),
+      killToLineStart(r),
+      killToLineEnd(home(r)),
+      deleteWordBack(r),
+      replaceWordAtCursor(r, "@a"),
+    ]
+  ) {
+    assert.equal(completionAllowed(edited), true, JSON.stringify(edited));
+  }
+  assert.equal(completionAllowed(insert(EMPTY_EDITOR, "/m")), true);
 });

@@ -5,8 +5,10 @@
  *
  * @module
  */
+import { relative } from "node:path";
 import type { ApprovalChoice } from "../../core/agent/approval.ts";
-import type { AgentEvent } from "../../core/agent/events.ts";
+import type { AgentEvent, Runner } from "../../core/agent/events.ts";
+import { CONTINUE_TEXT, GoalDriver, RESUME_HINT } from "../../core/goal/mod.ts";
 import {
   findPreset,
   nextSessionMode,
@@ -15,15 +17,19 @@ import {
 } from "../../core/permission/mod.ts";
 import type { ToolCall } from "../../providers/types.ts";
 import type { ApprovalPreview } from "./approval_preview.ts";
-import { type CustomCommand, expandTemplate, splitArguments } from "../../core/commands/mod.ts";
-import { completeReferencePath } from "../../core/references/mod.ts";
+import {
+  type CustomCommand,
+  expandTemplateParts,
+  splitArguments,
+} from "../../core/commands/mod.ts";
+import { completeReferencePath, type SuppliedText } from "../../core/references/mod.ts";
 import type { ChatBackend } from "./backend.ts";
 import type { UiApprovalBroker } from "./broker.ts";
 import * as ed from "./composer_model.ts";
 import { InputHistory } from "./history.ts";
 import type { McpView } from "./hooks.ts";
 import {
-  APPROVAL_CHOICES,
+  approvalChoices,
   type MentionItem,
   type Overlay,
   OVERLAY_OWNERS,
@@ -114,6 +120,13 @@ export interface ChatControllerOptions {
 }
 
 const EXIT_WINDOW_MS = 2000;
+
+/** What entering plan mode says. */
+function planHint(mode: string | undefined): string {
+  return `Plan mode: on — writers are refused until you approve a plan${
+    mode ? ` (permission mode ${mode} stays)` : ""
+  } · /plan or Shift+Tab leaves`;
+}
 const TICK_MS = 120;
 
 function cancelled(): DOMException {
@@ -159,6 +172,7 @@ export class ChatController {
   #disposed = false;
   #exiting = false;
   readonly #unsubscribeBroker: () => void;
+  readonly #unsubscribePlan: () => void;
 
   constructor(opts: ChatControllerOptions) {
     this.#o = opts;
@@ -167,6 +181,9 @@ export class ChatController {
     this.#history = opts.history ?? new InputHistory();
     this.#now = opts.now ?? (() => performance.now());
     this.#unsubscribeBroker = this.#broker.subscribe(() => this.#changed(true));
+    // An approved plan ends plan mode mid-turn: the status line follows.
+    this.#unsubscribePlan = this.#backend.planMode?.()?.subscribe(() => this.#changed(true)) ??
+      (() => {});
     const info = this.#backend.info();
     this.#transcript.add({
       kind: "banner",
@@ -182,6 +199,15 @@ export class ChatController {
     if (history.length) {
       this.#notice("info", `Resumed session ${info.sessionId.slice(0, 8)}.`);
       for (const item of replayItems(history)) this.#add(item);
+      const goal = this.#backend.goals?.()?.state;
+      // Activation is never restored: the user re-arms a resumed goal.
+      if (goal && (goal.status === "active" || goal.status === "paused")) {
+        this.#notice(
+          "info",
+          `This session has a ${goal.status} goal (${goal.rounds} rounds): ${goal.objective} — ` +
+            "/goal resume continues it, /goal clear forgets it.",
+        );
+      }
     }
     this.#snapshot = this.#build();
   }
@@ -204,6 +230,7 @@ export class ChatController {
     this.#busy?.abort.abort(cancelled());
     this.#queue = [];
     this.#unsubscribeBroker();
+    this.#unsubscribePlan();
     clearInterval(this.#ticker);
     clearTimeout(this.#frameTimer);
     clearTimeout(this.#hintTimer);
@@ -234,6 +261,8 @@ export class ChatController {
         cache: this.#meter.cache,
         effort: info.effort,
         mode: info.mode,
+        plan: this.#backend.planMode?.()?.active,
+        goal: goalStatus(this.#backend),
       },
       busy: this.#busy ? { label: this.#busy.label, startedAt: this.#busy.startedAt } : undefined,
       queued: [...this.#queue],
@@ -282,6 +311,7 @@ export class ChatController {
   #slashItems(): SlashItem[] {
     const text = this.#editor.text;
     if (!text.startsWith("/") || /\s/.test(text) || this.#editor.cursor !== text.length) return [];
+    if (!ed.completionAllowed(this.#editor)) return [];
     if (this.#dismissedFor === text) return [];
     const items = completeSlash(text.slice(1), this.#catalog());
     // Nothing to complete once the name is typed in full and is the only match.
@@ -316,7 +346,7 @@ export class ChatController {
       mention.items[0].value === mention.query;
     if (
       mention && mention.items.length && !complete &&
-      this.#dismissedFor !== this.#editor.text &&
+      this.#dismissedFor !== this.#editor.text && ed.completionAllowed(this.#editor) &&
       ed.wordAtCursor(this.#editor).word === `@${mention.query}`
     ) {
       return { kind: "mention", items: mention.items, selected: mention.selected };
@@ -420,6 +450,7 @@ export class ChatController {
       // reached the agent (aborting first would withdraw the request as "cancelled" instead).
       this.#armedAt = undefined;
       this.#queue = [];
+      this.#pauseGoal();
       this.#stopAfter = request.id;
       this.#approvalChoice = undefined;
       this.#broker.answer(request.id, "deny");
@@ -430,6 +461,7 @@ export class ChatController {
     if (this.#modal) this.#modal = undefined;
     if (this.#busy) {
       this.#queue = [];
+      this.#pauseGoal();
       this.#busy.abort.abort(cancelled());
       this.#setHint("Cancelling… press Ctrl-C again to exit");
     } else {
@@ -454,11 +486,26 @@ export class ChatController {
     }, ms);
   }
 
-  /** Shift+Tab: the next of the session modes, through the backend's permission API. */
+  /**
+   * Shift+Tab: the next of the session modes, through the backend's permission API, with plan
+   * mode after the last of them (ask → accept-edits → auto → plan → ask). Plan mode keeps the
+   * permission mode it was entered from; a mode a session cannot leave (yolo, read-only)
+   * toggles plan mode alone.
+   */
   #cycleMode(): void {
     const current = this.#backend.info().mode;
+    const plan = this.#backend.planMode?.();
     const next = current ? nextSessionMode(current as PresetName) : undefined;
-    if (!this.#backend.setPermissionMode || !next) {
+    if (plan && (plan.active || !next || next === SESSION_MODES[0])) {
+      if (plan.active) {
+        plan.exit();
+        if (next) this.#setMode(SESSION_MODES[0]);
+        else this.#setHint(`Plan mode: off — permission mode ${current ?? "unchanged"}`);
+      } else {
+        plan.enter();
+        this.#setHint(planHint(current));
+      }
+    } else if (!this.#backend.setPermissionMode || !next) {
       this.#notice(
         "warning",
         `The permission mode${current ? ` "${current}"` : ""} cannot be changed in a session; ` +
@@ -482,6 +529,22 @@ export class ChatController {
     }
   }
 
+  /** `/plan` without arguments: plan mode on when off, off when on; says what it does now. */
+  togglePlan(): void {
+    const plan = this.#backend.planMode?.();
+    if (!plan) {
+      this.#notice("warning", "Plan mode is not available in this session.");
+    } else if (plan.toggle()) {
+      this.#notice("info", planHint(this.#backend.info().mode));
+    } else {
+      this.#notice(
+        "info",
+        `Plan mode: off — permission mode ${this.#backend.info().mode ?? "unchanged"}.`,
+      );
+    }
+    this.#changed(true);
+  }
+
   /** Leaves the session: cancels the running turn and asks the view to unmount. */
   exit(): void {
     if (this.#disposed || this.#exiting) return;
@@ -497,8 +560,9 @@ export class ChatController {
       this.#broker.answer(overlay.request.id, choice);
     };
     if (key.escape) return answer("deny");
+    const choices = approvalChoices(overlay.request);
     if (key.upArrow || key.downArrow) {
-      const n = APPROVAL_CHOICES.length;
+      const n = choices.length;
       const selected = (overlay.selected + (key.upArrow ? n - 1 : 1)) % n;
       this.#approvalChoice = { id: overlay.request.id, selected, offset: overlay.offset };
       this.#changed(true);
@@ -506,7 +570,11 @@ export class ChatController {
     }
     if (key.pageUp || key.pageDown) {
       // The view clamps the window; the offset only has to stay within the diff.
-      const lines = overlay.preview?.diff?.split("\n").length ?? 0;
+      // A plan scrolls its Markdown (as many lines as the source has, at most).
+      const scrolled = overlay.request.kind === "plan"
+        ? overlay.request.detail
+        : overlay.preview?.diff;
+      const lines = scrolled?.split("\n").length ?? 0;
       const offset = Math.min(
         Math.max(0, lines - 1),
         Math.max(0, (overlay.offset ?? 0) + (key.pageUp ? -10 : 10)),
@@ -515,8 +583,8 @@ export class ChatController {
       this.#changed(true);
       return;
     }
-    if (key.return) return answer(APPROVAL_CHOICES[overlay.selected].choice);
-    const direct = APPROVAL_CHOICES.find((c) => (c.keys as readonly string[]).includes(input));
+    if (key.return) return answer(choices[overlay.selected].choice);
+    const direct = choices.find((c) => c.keys.includes(input));
     if (direct) answer(direct.choice);
   }
 
@@ -629,14 +697,14 @@ export class ChatController {
       const moved = ed.up(s);
       if (moved) return this.#edit(moved);
       const older = this.#history.previous(s.text);
-      if (older !== undefined) this.#edit(ed.setText(older));
+      if (older !== undefined) this.#edit(ed.recall(older));
       return;
     }
     if (key.downArrow) {
       const moved = ed.down(s);
       if (moved) return this.#edit(moved);
       const newer = this.#history.next();
-      if (newer !== undefined) this.#edit(ed.setText(newer));
+      if (newer !== undefined) this.#edit(ed.recall(newer));
       return;
     }
     if (key.ctrl) {
@@ -714,6 +782,41 @@ export class ChatController {
     if (this.#busy || this.#disposed) return;
     const next = this.#queue.shift();
     if (next !== undefined) void this.submit(next);
+    // Idle with an active, armed goal: the driver admits its next round (the user's typed
+    // turns always go first).
+    else if (this.#backend.goals?.()?.due) void this.#runGoal().then(() => this.#drain());
+  }
+
+  /** Ctrl-C: a running goal stops with its turn, until `/goal resume`. */
+  #pauseGoal(): void {
+    const goals = this.#backend.goals?.();
+    if (goals?.due) goals.pause("user", `Goal paused: cancelled by the user; ${RESUME_HINT}.`);
+  }
+
+  /**
+   * One goal round through the same entry as a user turn: `text` for the first round of a
+   * goal the user just started, the driver's fixed text afterwards.
+   */
+  #runGoal(text?: string): Promise<void> {
+    const goals = this.#backend.goals?.();
+    if (!goals?.due) return Promise.resolve();
+    const runner: Runner = {
+      run: (input, opts) =>
+        this.#backend.run(input.text, {
+          signal: opts.signal,
+          ...(input.route ? { route: input.route } : {}),
+        }),
+    };
+    const driver = new GoalDriver({ runner, goals });
+    return this.#work(`goal round ${(goals.state?.rounds ?? 0) + 1}`, async (signal) => {
+      const input = text === undefined ? undefined : { text };
+      for await (const event of driver.round({ signal, input })) {
+        if (event.type === "goal" && event.change === "round") {
+          this.#add({ kind: "user", text: text ?? CONTINUE_TEXT });
+        }
+        this.#onEvent(event);
+      }
+    });
   }
 
   /** Marks the harness busy for `work`; one thing runs at a time. */
@@ -763,20 +866,32 @@ export class ChatController {
    * One user turn. The agent's turn builder resolves `@` references (as for `reasonix run`);
    * what it attached arrives as an `attachments` event before the first request.
    */
-  #runTurn(display: string, text: string): Promise<void> {
+  #runTurn(display: string, text: string, supplied?: readonly SuppliedText[]): Promise<void> {
     this.#add({ kind: "user", text: display });
     return this.#work("thinking", async (signal) => {
-      for await (const event of this.#backend.run(text, { signal })) this.#onEvent(event);
+      for await (const event of this.#backend.run(text, { signal, supplied })) {
+        this.#onEvent(event);
+      }
     });
   }
 
   #onEvent(event: AgentEvent): void {
+    if (event.type === "goal" && event.change !== "round") {
+      const g = event.goal;
+      const level = event.change === "bound" || event.change === "blocked" ? "warning" : "info";
+      this.#notice(
+        level,
+        event.message ?? `Goal ${g.id} ${event.change} (revision ${g.revision}): ${g.objective}`,
+      );
+    }
     this.#transcript.apply(event, this.#now());
     this.#meter.apply(event);
     this.#track(event);
     if (event.type === "tool_start") this.#setBusyLabel(`running ${event.call.name}`);
     else if (event.type === "request_start") this.#setBusyLabel("thinking");
-    this.#changed(event.type !== "text" && event.type !== "reasoning");
+    // Agent events show with the next frame (one render per frame, however many events a
+    // fast turn brings); an approval is shown at once, and so are keys and a turn's end.
+    this.#changed(event.type === "approval_request");
   }
 
   /** Keeps what approval prompts show, and stops a turn whose approval Ctrl-C denied. */
@@ -815,7 +930,15 @@ export class ChatController {
     const builtin = findBuiltin(name);
     if (builtin) return await builtin.run(this.#slashContext(), args);
     const custom = this.#o.commands?.find((c) => c.name === name);
-    if (custom) return await this.#runTurn(raw, expandTemplate(custom.template, args));
+    if (custom) {
+      const { text, fromTemplate } = expandTemplateParts(custom.template, args);
+      // A project's command file is the repository's text; the user's own commands are theirs.
+      const source = relative(this.#backend.info().workspaceRoot, custom.path);
+      const supplied = custom.scope === "project"
+        ? fromTemplate.map((span) => ({ ...span, source }))
+        : undefined;
+      return await this.#runTurn(raw, text, supplied);
+    }
     const prompt = this.#mcp()?.prompts().find((p) => p.command === name);
     if (prompt) return await this.#runMcpPrompt(prompt, args, raw);
     this.#notice("warning", `Unknown command /${name}. Type /help to see the commands.`);
@@ -854,7 +977,9 @@ export class ChatController {
         signal,
       });
     });
-    if (text.trim()) await this.#runTurn(raw, text);
+    // The server wrote the whole text (the arguments are inside it wherever it put them).
+    const source = `MCP prompt /${prompt.command}`;
+    if (text.trim()) await this.#runTurn(raw, text, [{ start: 0, end: text.length, source }]);
   }
 
   #pick(purpose: PickerPurpose, value: string): void {
@@ -875,6 +1000,15 @@ export class ChatController {
       add: (item) => this.#add(item),
       notice: (level, text) => this.#notice(level, text),
       changed: () => this.#changed(true),
+      togglePlan: () => this.togglePlan(),
+      // A turn typed while another runs waits its turn, like any prompt.
+      runTurn: (text) => {
+        if (!this.#busy) return this.#runTurn(text, text);
+        this.#queue.push(text);
+        this.#changed(true);
+        return Promise.resolve();
+      },
+      runGoal: (text) => this.#runGoal(text),
       work: (label, work) => this.#work(label, work),
       clearScreen: () => {
         this.#transcript.clear();
@@ -884,4 +1018,13 @@ export class ChatController {
       exit: () => this.exit(),
     };
   }
+}
+
+/** The goal part of the status line. */
+function goalStatus(backend: ChatBackend): StatusInfo["goal"] {
+  const goals = backend.goals?.();
+  const goal = goals?.state;
+  if (!goals || !goal) return undefined;
+  const { status, rounds, tokens, requests } = goal;
+  return { status, rounds, tokens, requests, armed: goals.armed };
 }

@@ -17,6 +17,12 @@ export interface McpServerView {
   error?: string;
   /** Why it failed, when known: errno, exit status, the server's last stderr lines. */
   detail?: string;
+  /** Negotiated MCP protocol version, once initialized. */
+  protocol?: string;
+  /** The server-to-client channel, e.g. `listening`, `post_only`, `lost`. */
+  listener?: string;
+  /** Sessions rebuilt after the first one (loss, expiry, re-authorization). */
+  reconnects?: number;
   tools: number;
   prompts: number;
   resources: number;

@@ -151,18 +151,64 @@ function table(t: Tokens.Table, width: number, s: Styles): string[] {
 }
 
 function list(t: Tokens.List, width: number, s: Styles): string[] {
-  const out: string[] = [];
   const start = typeof t.start === "number" ? t.start : 1;
-  const markers = t.items.map((_, i) => t.ordered ? `${start + i}.` : "•");
-  const markerWidth = Math.max(...markers.map((m) => m.length)) + 1;
-  t.items.forEach((item, i) => {
-    const body = blocks(item.tokens, s, { width: width - markerWidth, tight: !t.loose });
-    if (t.loose && i > 0) out.push("");
-    body.forEach((line, j) => {
-      const lead = j === 0 ? s.dim(markers[i].padEnd(markerWidth)) : " ".repeat(markerWidth);
+  return listItems(
+    t.items,
+    {
+      ordered: t.ordered,
+      start,
+      first: 0,
+      markerWidth: listMarkerWidth(t.ordered, start, t.items.length),
+      loose: t.loose,
+    },
+    width,
+    s,
+  );
+}
+
+/** How a run of list items is laid out: the whole list's numbering, marker column, spacing. */
+export interface ListLayout {
+  /** Numbered (`1.`) or bulleted (`•`) markers. */
+  ordered: boolean;
+  /** Number of the list's first item (ordered lists). */
+  start: number;
+  /** Index of the first given item within the whole list. */
+  first: number;
+  /** Marker column width of the whole list, space included. */
+  markerWidth: number;
+  /** A blank line between items (and between the blocks inside an item). */
+  loose: boolean;
+}
+
+/** The marker column of a list of `count` items: its widest marker plus a space. */
+export function listMarkerWidth(ordered: boolean, start: number, count: number): number {
+  if (!ordered) return 2;
+  // Numbers only grow, so the widest marker is the first's or the last's.
+  return Math.max(String(start).length, String(start + count - 1).length) + 2;
+}
+
+/**
+ * Renders items of a list laid out as part of the whole list: the lines of `items` equal the
+ * corresponding lines of the whole list's rendering.
+ */
+export function listItems(
+  items: readonly Tokens.ListItem[],
+  layout: ListLayout,
+  width: number,
+  s: Styles,
+): string[] {
+  const out: string[] = [];
+  const { markerWidth } = layout;
+  items.forEach((item, j) => {
+    const i = layout.first + j;
+    const marker = layout.ordered ? `${layout.start + i}.` : "•";
+    const body = blocks(item.tokens, s, { width: width - markerWidth, tight: !layout.loose });
+    if (layout.loose && i > 0) out.push("");
+    body.forEach((line, k) => {
+      const lead = k === 0 ? s.dim(marker.padEnd(markerWidth)) : " ".repeat(markerWidth);
       out.push(lead + line);
     });
-    if (body.length === 0) out.push(s.dim(markers[i]));
+    if (body.length === 0) out.push(s.dim(marker));
   });
   return out;
 }

@@ -16,6 +16,10 @@ export function mcpView(host: McpAccess): McpView {
         transport: s.transport,
         ...(s.error ? { error: s.httpStatus ? `${s.error} ${s.httpStatus}` : s.error } : {}),
         ...(s.detail ? { detail: s.detail } : {}),
+        // The same redacted fields as `reasonix mcp list`: never a message or a session id.
+        ...(s.protocol ? { protocol: s.protocol } : {}),
+        listener: s.listener,
+        reconnects: s.reconnects,
         tools: s.tools,
         prompts: s.prompts,
         resources: s.resources,

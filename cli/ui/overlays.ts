@@ -89,3 +89,16 @@ export const APPROVAL_CHOICES = [
   { choice: "session", label: "Allow for this session", keys: ["2", "a"] },
   { choice: "deny", label: "Deny", keys: ["3", "n"] },
 ] as const;
+
+/** The choices of a plan's approval (`exit_plan_mode`): a plan has no session grant. */
+export const PLAN_CHOICES = [
+  { choice: "once", label: "Approve the plan and start", keys: ["1", "y"] },
+  { choice: "deny", label: "Keep planning", keys: ["2", "n"] },
+] as const;
+
+/** The choices offered for `request`, in display order. */
+export function approvalChoices(
+  request: ApprovalRequest,
+): readonly { choice: "once" | "session" | "deny"; label: string; keys: readonly string[] }[] {
+  return request.kind === "plan" ? PLAN_CHOICES : APPROVAL_CHOICES;
+}

@@ -109,6 +109,12 @@ export function mcpLines(
       `● ${s.name} ${s.phase}${via} · ${s.tools} tools · ${s.prompts} prompts · ` +
         `${s.resources} resources${failure}`,
     );
+    const link = [
+      s.protocol ? `protocol ${s.protocol}` : "",
+      s.listener ? `listener ${s.listener}` : "",
+      s.reconnects !== undefined ? `reconnects ${s.reconnects}` : "",
+    ].filter(Boolean);
+    if (link.length) lines.push(`    ${link.join(" · ")}`);
     if (s.detail) lines.push(...s.detail.split("\n").map((line) => `    ${line}`));
   }
   if (prompts.length) {

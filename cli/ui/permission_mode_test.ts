@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import { renderToString } from "ink";
+import { createElement } from "react";
+import { OverlayView } from "./components/overlay_view.tsx";
+import { makeStyles } from "./style.ts";
 import { join } from "node:path";
 import type { RecordedRequest } from "../../tests/fake_llm/mod.ts";
 import { startUiSession } from "../../tests/support/ui_session.ts";
@@ -22,15 +26,30 @@ function editScript(req: RecordedRequest) {
   };
 }
 
-Deno.test("Shift+Tab cycles ask → accept-edits → auto → ask through the host, shown on the status line", async () => {
+/** The status line's mode, with `+plan` while plan mode is on. */
+function shown(
+  s: { controller: { getSnapshot(): { status: { mode?: string; plan?: boolean } } } },
+) {
+  const status = s.controller.getSnapshot().status;
+  return `${status.mode}${status.plan ? "+plan" : ""}`;
+}
+
+Deno.test("Shift+Tab cycles ask → accept-edits → auto → plan → ask through the host, shown on the status line", async () => {
   const s = await startUiSession({ script: [] });
   try {
-    const modes = [s.controller.getSnapshot().status.mode];
-    for (let i = 0; i < 3; i++) {
+    const modes = [shown(s)];
+    for (let i = 0; i < 4; i++) {
       s.press(SHIFT_TAB);
-      modes.push(s.controller.getSnapshot().status.mode);
+      modes.push(shown(s));
+      if (i === 2) {
+        // Plan mode is the host's, beside the preset it keeps.
+        assert.equal(s.host.planMode.active, true);
+        assert.equal(s.host.permissionMode, "auto");
+        assert.match(s.controller.getSnapshot().hint ?? "", /Plan mode: on .*auto stays/);
+      }
     }
-    assert.deepEqual(modes, ["ask", "accept-edits", "auto", "ask"]);
+    assert.deepEqual(modes, ["ask", "accept-edits", "auto", "auto+plan", "ask"]);
+    assert.equal(s.host.planMode.active, false);
     // The host's permission layer changed, not a copy in the UI.
     s.press(SHIFT_TAB);
     assert.equal(s.host.permissionMode, "accept-edits");
@@ -98,12 +117,17 @@ Deno.test("/permissions opens a picker of the session modes; yolo is refused mid
 });
 
 // read-only is not tried here: it gives up the test process's own write permission for good.
-Deno.test("a session started in yolo mode says Shift+Tab cannot change it", async () => {
+Deno.test("in a session started in yolo mode Shift+Tab toggles plan mode only; /permissions cannot change it", async () => {
   const s = await startUiSession({ script: [], toml: '\n[permissions]\nmode = "yolo"\n' });
   try {
     s.press(SHIFT_TAB);
     assert.equal(s.host.permissionMode, "yolo");
-    assert.match(s.lines().at(-1) ?? "", /cannot be changed in a session/);
+    assert.equal(shown(s), "yolo+plan");
+    s.press(SHIFT_TAB);
+    assert.equal(shown(s), "yolo");
+    await s.controller.submit("/permissions ask");
+    assert.equal(s.host.permissionMode, "yolo");
+    assert.match(s.lines().at(-1) ?? "", /cannot switch the permission mode/);
   } finally {
     await s.close();
   }
@@ -172,4 +196,99 @@ Deno.test("/model marks models whose key is missing", async () => {
   } finally {
     await s.close();
   }
+});
+
+const PLAN = "## Plan\n\n1. Fix `add` in **math.js**.\n2. Run the tests.";
+
+/** In plan mode: try the edit, hand in the plan when refused, edit again once approved. */
+function planScript(req: RecordedRequest) {
+  const last = lastMessage(req);
+  const exit = {
+    toolCalls: [{
+      name: "use_capability",
+      arguments: JSON.stringify({ capability: "exit_plan_mode", arguments: { plan: PLAN } }),
+    }],
+  };
+  if (last.role === "user") return editScript(req);
+  if (last.content.startsWith("Plan mode is on")) return exit;
+  if (last.content.startsWith("The user did not approve")) return exit;
+  if (last.content.startsWith("The user approved")) {
+    return {
+      toolCalls: [{
+        name: "edit_file",
+        arguments: JSON.stringify({ path: "math.js", old_string: "a - b", new_string: "a + b" }),
+      }],
+    };
+  }
+  return { text: `Tool said: ${last.content.split("\n")[0]}` };
+}
+
+Deno.test("/plan: writers refused, the plan overlay (keep planning, then approve), the edit in the same turn", async () => {
+  const s = await startUiSession({ files: { "math.js": "let x = a - b;\n" }, script: planScript });
+  try {
+    await s.controller.submit("/plan");
+    assert.equal(s.host.planMode.active, true);
+    assert.equal(shown(s), "ask+plan");
+    assert.match(s.lines().at(-1) ?? "", /^info: Plan mode: on/);
+    s.type("fix it");
+    s.press(ENTER);
+    const planOverlay = () => {
+      const o = s.controller.getSnapshot().overlay;
+      return o?.kind === "approval" && o.request.kind === "plan" ? o : undefined;
+    };
+    await s.until(() => planOverlay() !== undefined, "the plan's approval");
+    assert.equal(planOverlay()!.request.detail, PLAN);
+    assert.equal(await Deno.readTextFile(join(s.repo, "math.js")), "let x = a - b;\n");
+    // Keep planning: the model hands the plan in again and it is asked again.
+    const first = planOverlay()!.request.id;
+    s.press({}, "2");
+    await s.until(() => (planOverlay()?.request.id ?? first) !== first, "the second plan approval");
+    assert.equal(s.host.planMode.active, true);
+    s.press({}, "1");
+    // ask preset: the approved plan's window runs the edit without another prompt.
+    await s.until(
+      () => s.lines().some((l) => l.startsWith("Tool said: Edited")),
+      "the edit's result",
+    );
+    await s.controller.idle();
+    assert.equal(await Deno.readTextFile(join(s.repo, "math.js")), "let x = a + b;\n");
+    assert.equal(s.host.planMode.active, false);
+    assert.equal(shown(s), "ask");
+    const requests = s.fake.requests.map((r) => JSON.stringify(r.body));
+    assert.ok(requests.every((b) => b.includes("<plan-mode>")), "the block rode the turn");
+
+    await s.controller.submit("/plan");
+    assert.equal(s.host.planMode.active, true);
+    await s.controller.submit("/plan");
+    assert.equal(s.host.planMode.active, false);
+    assert.match(s.lines().at(-1) ?? "", /^info: Plan mode: off — permission mode ask/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("the approval overlay renders a plan as Markdown with Approve and Keep planning", () => {
+  const overlay = {
+    kind: "approval" as const,
+    request: {
+      id: "approval-1",
+      kind: "plan" as const,
+      tool: "use_capability",
+      summary: "Approve this plan and start carrying it out?",
+      detail: PLAN,
+    },
+    selected: 0,
+  };
+  const screen = renderToString(
+    createElement(OverlayView, { overlay, width: 80, maxLines: 30, styles: makeStyles(false) }),
+    { columns: 80 },
+  );
+  assert.match(screen, /Approve this plan\?/);
+  // Rendered: no `##`, no `**`, a numbered list.
+  assert.match(screen, /Plan/);
+  assert.doesNotMatch(screen, /##|\*\*/);
+  assert.match(screen, /1\. Fix add in math\.js\./);
+  assert.match(screen, /› 1\. Approve the plan and start/);
+  assert.match(screen, /2\. Keep planning/);
+  assert.doesNotMatch(screen, /Allow for this session/);
 });

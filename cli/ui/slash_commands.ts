@@ -34,12 +34,24 @@ export interface SlashContext {
   notice(level: "info" | "warning" | "error", text: string): void;
   /** Redraws at once. */
   changed(): void;
+  /**
+   * Runs a goal round now through the same entry as a user turn (`text`: the first round's
+   * user text). Absent: the idle driver runs it with its fixed text.
+   */
+  runGoal?(text?: string): Promise<void>;
   /** Runs `work` as the one busy task, with a label for the status line. */
   work(label: string, work: (signal: AbortSignal) => Promise<void>): Promise<void>;
   /** Forgets the shown transcript and clears the terminal (`/clear`). */
   clearScreen(): void;
   /** Leaves the UI. */
   exit(): void;
+  /** `/plan` without arguments: turns plan mode on or off and says so. */
+  togglePlan?(): void;
+  /**
+   * Runs `text` as an ordinary user turn: the coordinator routes it from the raw text (a
+   * `/plan <task>` asks for the planner).
+   */
+  runTurn?(text: string): Promise<void>;
 }
 
 /** A built-in command. */
@@ -238,6 +250,68 @@ async function resume(ctx: SlashContext, args: string): Promise<void> {
   });
 }
 
+/** `/goal [objective|status|pause|resume|clear]` (Goal mode, docs/GOAL.md). */
+async function goal(ctx: SlashContext, args: string): Promise<void> {
+  const goals = ctx.backend.goals?.();
+  if (!goals) {
+    ctx.notice("info", "Goal mode is not available in this session.");
+    return ctx.changed();
+  }
+  const word = args.toLowerCase();
+  try {
+    if (!args || word === "status") {
+      const g = goals.state;
+      if (!g) {
+        ctx.notice("info", "No goal. /goal <objective> starts one.");
+        return ctx.changed();
+      }
+      const { maxRounds, tokenBudget } = goals.bounds;
+      const disarmed = g.status === "active" && !goals.armed ? " (disarmed: /goal resume)" : "";
+      const rounds = maxRounds ? ` (pauses every ${maxRounds})` : "";
+      const budget = tokenBudget ? ` (budget ${tokenBudget} per activation)` : "";
+      ctx.add({
+        kind: "panel",
+        title: `Goal ${g.id} · revision ${g.revision}`,
+        lines: [
+          `Objective: ${g.objective}`,
+          `Status: ${g.status}${disarmed}${g.reason ? ` — ${g.reason}` : ""}`,
+          `Rounds: ${g.rounds}${rounds} · tokens: ${g.tokens}${budget} · ` +
+          `provider requests: ${g.requests}`,
+        ],
+      });
+      return ctx.changed();
+    }
+    if (word === "pause") {
+      const g = goals.pause("user", "Goal paused by /goal pause; resume with /goal resume.");
+      ctx.notice("info", g ? `Goal ${g.id} is ${g.status}.` : "No goal to pause.");
+      goals.drain();
+      return ctx.changed();
+    }
+    if (word === "resume") {
+      const g = goals.resume();
+      goals.drain();
+      ctx.notice("info", `Goal ${g.id} resumed: ${g.objective}`);
+      ctx.changed();
+      return await ctx.runGoal?.();
+    }
+    if (word === "clear") {
+      const had = goals.state;
+      goals.clear();
+      goals.drain();
+      ctx.notice("info", had ? `Goal ${had.id} cleared.` : "No goal to clear.");
+      return ctx.changed();
+    }
+    const g = goals.start(args);
+    goals.drain();
+    ctx.notice("info", `Goal ${g.id} started: rounds run until it is complete, blocked or paused.`);
+    ctx.changed();
+    return await ctx.runGoal?.(args);
+  } catch (error) {
+    ctx.notice("error", (error as Error)?.message ?? String(error));
+    return ctx.changed();
+  }
+}
+
 /** The built-in commands, in `/help` order. */
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   {
@@ -289,6 +363,38 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     run: permissions,
   },
   {
+    name: "plan",
+    description: "Turn plan mode on or off: writers wait until you approve a plan",
+    immediate: true,
+    run: (ctx, args) => {
+      // `/plan <task>`: plan first (the planner when one is configured, else Plan mode).
+      if (args && ctx.runTurn) return ctx.runTurn(`/plan ${args}`);
+      if (args) {
+        ctx.notice("warning", "Type /plan alone to turn plan mode on or off, then ask.");
+        return ctx.changed();
+      }
+      if (ctx.togglePlan) return ctx.togglePlan();
+      ctx.notice("warning", "Plan mode is not available in this session.");
+      ctx.changed();
+    },
+  },
+  ...(["plan-first", "plan-approve", "plan-only"] as const).map((name): SlashCommand => ({
+    name,
+    description: name === "plan-first"
+      ? "Plan the task, then carry the plan out at once"
+      : name === "plan-approve"
+      ? "Plan the task and wait for your approval before any change"
+      : "Plan the task only; nothing is changed",
+    argumentHint: "<task>",
+    run: (ctx, args) => {
+      if (!args || !ctx.runTurn) {
+        ctx.notice("warning", `Type /${name} followed by the task.`);
+        return ctx.changed();
+      }
+      return ctx.runTurn(`/${name} ${args}`);
+    },
+  })),
+  {
     name: "init",
     description: "Draft an AGENTS.md from this repository for you to edit",
     argumentHint: "[replace]",
@@ -299,6 +405,12 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
     description: "Continue a saved session of this workspace",
     argumentHint: "[session id]",
     run: resume,
+  },
+  {
+    name: "goal",
+    description: "Work toward a goal in rounds; show, pause, resume or clear it",
+    argumentHint: "[objective|status|pause|resume|clear]",
+    run: goal,
   },
   {
     name: "mcp",

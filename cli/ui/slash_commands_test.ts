@@ -54,7 +54,7 @@ Deno.test("a command added to the table is listed, completed and run by its hand
   const s = await startUiSession({ script: [] });
   try {
     assert.equal(findBuiltin("pr"), probe);
-    s.type("/pro");
+    s.type("/prob");
     const overlay = s.controller.getSnapshot().overlay;
     assert.ok(overlay?.kind === "slash");
     assert.deepEqual(overlay.items.map((i) => i.name), ["probe"]);

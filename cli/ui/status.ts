@@ -21,13 +21,17 @@ export interface StatusInfo {
   effort?: string;
   /** Permission preset, e.g. `ask`. */
   mode?: string;
+  /** Whether plan mode is on (a collaboration state beside the preset, which it keeps). */
+  plan?: boolean;
+  /** The session's goal (Goal mode): its status, rounds, tokens and whether it is armed. */
+  goal?: { status: string; rounds: number; tokens: number; requests: number; armed: boolean };
   /** The cache-break meter's measure of the session, once a request was made. */
   cache?: SessionCache;
 }
 
 /** One piece of the line; higher `drop` numbers are dropped first when space runs out. */
 export interface StatusSegment {
-  key: "model" | "context" | "cache" | "break" | "cost" | "effort" | "mode";
+  key: "model" | "context" | "cache" | "break" | "cost" | "effort" | "mode" | "plan" | "goal";
   text: string;
   /** A shorter form tried before dropping the segment. */
   short?: string;
@@ -109,6 +113,21 @@ export function statusSegments(info: StatusInfo): StatusSegment[] {
   if (info.effort) segments.push({ key: "effort", text: `effort ${info.effort}`, drop: 5 });
   // Shift+Tab changes the mode, so it outlasts the effort when the line gets narrow.
   if (info.mode) segments.push({ key: "mode", text: info.mode, drop: 4 });
+  // Writers are refused while it is on: a narrow line gives it up last, with a cache break.
+  if (info.plan) segments.push({ key: "plan", text: "plan", drop: 0 });
+  const goal = info.goal;
+  if (goal) {
+    // An active goal the driver will not run (a resumed session) says so: `/goal resume`.
+    const state = goal.status === "active" && !goal.armed ? "active, disarmed" : goal.status;
+    segments.push({
+      key: "goal",
+      text: `goal ${state} · round ${goal.rounds} · ${formatTokens(goal.tokens)} tok · ` +
+        `${goal.requests} req`,
+      short: `goal ${goal.status === "active" && !goal.armed ? "disarmed" : goal.status}`,
+      // Outlasts the effort, not the permission mode.
+      drop: 4.5,
+    });
+  }
   return segments;
 }
 

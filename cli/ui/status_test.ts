@@ -108,3 +108,11 @@ Deno.test("the cache segment adds the meter's prefix share, and an unplanned bre
   ).map((s) => s.text).join(" · ");
   assert.equal(narrow, "deepseek/deepseek-v4-flash · ctx 20%·25% · ⚠ break: tools");
 });
+
+Deno.test("plan mode shows after the permission mode and outlasts it on a narrow line", () => {
+  const plan = (width: number) =>
+    fitStatus(statusSegments({ ...info, plan: true }), width).map((s) => s.text).join(" · ");
+  assert.match(plan(200), / · ask · plan$/);
+  assert.equal(plan(40), "deepseek/deepseek-v4-flash · plan");
+  assert.doesNotMatch(text(200), /plan/);
+});

@@ -9,7 +9,7 @@ import type { ApprovalChoice } from "../../core/agent/approval.ts";
 import type { AgentEvent, RunStatus } from "../../core/agent/events.ts";
 import type { ToolCall } from "../../providers/types.ts";
 import type { ToolResult } from "../../tools/types.ts";
-import { splitFinishedBlocks } from "./markdown.ts";
+import { BlockSplitter } from "./live_markdown.ts";
 import { compactionText } from "./compaction_text.ts";
 
 /** Severity of a notice line. */
@@ -57,6 +57,19 @@ export interface LiveState {
 
 const EMPTY_LIVE: LiveState = { text: "", reasoning: "", tools: [] };
 
+function planStatusText(status: string, id: string): string {
+  switch (status) {
+    case "approved":
+      return `Plan ${id} approved: the executor carries it out.`;
+    case "rejected":
+      return `Plan ${id} not approved; nothing was changed.`;
+    case "pending":
+      return `Plan ${id} waits for approval.`;
+    default:
+      return `Plan ${id} saved.`;
+  }
+}
+
 /** The transcript: append-only items plus the live tail. Each change makes new arrays. */
 export class Transcript {
   items: readonly Item[] = [];
@@ -68,6 +81,9 @@ export class Transcript {
   readonly #approvals = new Map<string, string>();
   /** How each running call was allowed, shown on its card when it finishes. */
   readonly #permissions = new Map<string, string>();
+  /** Finds finished blocks in `live.text` without relexing all of it on every delta; it is
+   * handed `live.text` each time, so commits elsewhere need not tell it. */
+  readonly #splitter = new BlockSplitter();
 
   /** Appends a finished item. */
   add(item: NewItem): void {
@@ -114,7 +130,36 @@ export class Transcript {
 
   /** Applies one agent event. `now` is a millisecond clock. */
   apply(event: AgentEvent, now: number): void {
+    // The planner's prose is research: shown like reasoning, folded, never as the answer.
+    if (event.agent === "planner" && event.type === "text") {
+      return this.apply({ type: "reasoning", text: event.text }, now);
+    }
     switch (event.type) {
+      case "route":
+        if (event.route !== "executor") {
+          this.add({
+            kind: "notice",
+            level: "info",
+            text: `Planner: ${event.route.replace("_", " ")} (${event.reason.replace("_", " ")})`,
+          });
+        }
+        break;
+      case "plan":
+        this.#flushReasoning(now);
+        this.#flushText();
+        if (event.status === "submitted") {
+          this.add({
+            kind: "assistant",
+            markdown: `**Plan** \`${event.plan.id}\`\n\n${event.plan.text}`,
+          });
+        } else {
+          this.add({
+            kind: "notice",
+            level: "info",
+            text: planStatusText(event.status, event.plan.id),
+          });
+        }
+        break;
       case "reasoning":
         if (this.live.text) this.#flushText();
         this.live = {
@@ -125,7 +170,7 @@ export class Transcript {
         break;
       case "text": {
         this.#flushReasoning(now);
-        const { done, rest } = splitFinishedBlocks(this.live.text + event.text);
+        const { done, rest } = this.#splitter.push(event.text, this.live.text);
         if (done.trim()) this.add({ kind: "assistant", markdown: done });
         this.live = { ...this.live, text: rest };
         break;

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import type { AgentEvent } from "../../core/agent/events.ts";
+import { renderMarkdown } from "./markdown.ts";
+import { makeStyles } from "./style.ts";
 import { Transcript } from "./transcript.ts";
 
 const CALL = { id: "c1", name: "bash", arguments: '{"command":"ls"}' };
@@ -135,4 +137,63 @@ Deno.test("a tool card says which rule or mode let its call run", () => {
   t.apply({ type: "tool_end", call, result: { content: "ok" }, durationMs: 5 }, 2);
   const item = t.items.findLast((i) => i.kind === "tool");
   assert.equal(item?.kind === "tool" && item.permission, "allowed by Bash(npm test:*)");
+});
+
+Deno.test("a long streamed answer commits blocks that render as the whole answer does", () => {
+  const answer = [
+    "# 标题 Heading",
+    Array.from({ length: 300 }, (_, i) => `- item ${i} 中文`).join("\n"),
+    "```ts\n" + Array.from({ length: 400 }, (_, i) => `const x${i} = ${i};`).join("\n") +
+    "\n```",
+    Array.from({ length: 300 }, (_, i) => `line ${i} of a paragraph`).join("\n"),
+    "| a | b |\n|---|---|\n" + Array.from({ length: 50 }, (_, i) => `| ${i} | 值 |`).join("\n"),
+    "1. one\n   - nested\n2. two",
+  ].join("\n\n");
+  for (const size of [5, 64, 999]) {
+    const t = new Transcript();
+    for (let at = 0; at < answer.length; at += size) {
+      t.apply({ type: "text", text: answer.slice(at, at + size) }, 0);
+    }
+    const streamed = t.items.length;
+    t.apply({ type: "done", status: "completed" } as AgentEvent, 0);
+    const parts = t.items.map((item) => item.kind === "assistant" ? item.markdown : "");
+    assert.equal(parts.join(""), answer);
+    assert.ok(streamed >= (size < 100 ? 5 : 3), `size ${size}: ${streamed} committed early`);
+    assert.equal(
+      parts.map((p) => renderMarkdown(p, { width: 50, styles: makeStyles(false) })).join("\n\n"),
+      renderMarkdown(answer, { width: 50, styles: makeStyles(false) }),
+    );
+  }
+});
+
+Deno.test("text after a tool call starts a new answer, not the end of the committed one", () => {
+  const t = new Transcript();
+  const long = Array.from({ length: 400 }, (_, i) => `- item ${i}`).join("\n");
+  t.apply({ type: "text", text: long }, 0);
+  t.apply({ type: "tool_start", call: CALL }, 0);
+  t.apply({ type: "text", text: "after" }, 0);
+  assert.equal(t.live.text, "after");
+  t.apply({ type: "done", status: "completed" } as AgentEvent, 0);
+  assert.deepEqual(
+    t.items.filter((i) => i.kind === "assistant").map((i) => i.kind === "assistant" && i.markdown),
+    [long, "after"],
+  );
+});
+
+Deno.test("a planner route shows a notice, the planner's prose folds, the plan renders", () => {
+  const t = new Transcript();
+  t.apply({ type: "route", route: "executor", reason: "default" }, 0);
+  assert.equal(t.items.length, 0, "the default route is not announced");
+  t.apply({ type: "route", route: "plan_first", reason: "trailing_marker" }, 0);
+  t.apply({ type: "text", text: "Let me look around.", agent: "planner" }, 1);
+  assert.equal(t.live.text, "", "planner prose is not the answer");
+  assert.equal(t.live.reasoning, "Let me look around.");
+  const plan = { id: "plan-0123456789", title: "Fix login", text: "## Fix login\n\n1. Trim" };
+  t.apply({ type: "plan", status: "submitted", plan }, 2);
+  t.apply({ type: "plan", status: "approved", plan }, 3);
+  assert.deepEqual(kinds(t), ["notice", "reasoning", "assistant", "notice"]);
+  const shown = t.items[2];
+  assert.ok(shown.kind === "assistant" && shown.markdown.includes("## Fix login"));
+  const last = t.items[3];
+  assert.ok(last.kind === "notice" && /approved/.test(last.text));
 });

@@ -28,6 +28,47 @@ import { executeToolCall, type ToolGate } from "./tool_exec.ts";
 import { sanitizeHistory } from "./sanitize.ts";
 import { StormBreaker } from "./storm.ts";
 
+/** The usage a tool reports for work it delegated (the `task` tool's children). */
+function childUsage(meta: Record<string, unknown> | undefined): UsageTotals | undefined {
+  const u = meta?.usage as UsageTotals | undefined;
+  return u && typeof u.promptTokens === "number" && typeof u.completionTokens === "number"
+    ? u
+    : undefined;
+}
+
+/** Adds a child's usage to the run's totals; its cost only in the run's currency. */
+function countChild(
+  totals: UsageTotals,
+  child: UsageTotals,
+  turn: number,
+): Extract<AgentEvent, { type: "usage" }> {
+  const sameMoney = child.cost !== undefined &&
+    (totals.currency === undefined || totals.currency === child.currency);
+  const usage = {
+    promptTokens: child.promptTokens,
+    completionTokens: child.completionTokens,
+    cacheHitTokens: child.cacheHitTokens,
+    cacheMissTokens: child.cacheMissTokens,
+  };
+  totals.promptTokens += usage.promptTokens;
+  totals.completionTokens += usage.completionTokens;
+  totals.cacheHitTokens += usage.cacheHitTokens;
+  totals.cacheMissTokens += usage.cacheMissTokens;
+  if (sameMoney) {
+    totals.cost = (totals.cost ?? 0) + child.cost!;
+    totals.currency ??= child.currency;
+  }
+  return {
+    type: "usage",
+    turn,
+    usage,
+    ...(sameMoney ? { cost: child.cost, currency: child.currency } : {}),
+    cacheHitRatio: usage.promptTokens ? usage.cacheHitTokens / usage.promptTokens : 0,
+    totals: { ...totals },
+    purpose: "subagent",
+  };
+}
+
 /** What the loop needs. Everything is injected; the loop holds no global state. */
 export interface AgentOptions {
   provider: Provider;
@@ -72,6 +113,11 @@ export interface AgentOptions {
    * session's meter when a new agent continues a session (a model switch); default a new one.
    */
   cacheMeter?: CacheMeter;
+  /**
+   * Tools whose successful call ends the run (the planner's `submit_plan`): the result is
+   * appended and no further request is made for this input.
+   */
+  endsRunOn?: readonly string[];
 }
 
 /** Turns user input into the user message to append, and the events that caused. */
@@ -188,8 +234,12 @@ export class Agent implements Runner {
   }
 
   /** Runs one user input to completion, cancellation or failure. */
-  async *run(input: UserInput, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent> {
+  async *run(
+    input: UserInput,
+    opts: { signal: AbortSignal; maxTurns?: number },
+  ): AsyncIterable<AgentEvent> {
     const o = this.#opts;
+    const maxTurns = opts.maxTurns ?? o.maxTurns;
     const { session } = o;
     const signal = opts.signal;
     const totals = emptyTotals(o.price);
@@ -224,7 +274,7 @@ export class Agent implements Runner {
           status = "cancelled";
           break;
         }
-        if (turns >= o.maxTurns) {
+        if (turns >= maxTurns) {
           status = "max_turns";
           break;
         }
@@ -361,11 +411,22 @@ export class Agent implements Runner {
         if (calls.length === 0) break;
 
         toolCalls += calls.length;
-        yield* this.#runTools(calls, signal, storms);
+        let delivered = false;
+        for await (const event of this.#runTools(calls, signal, storms)) {
+          if (
+            event.type === "tool_end" && !event.result.isError &&
+            o.endsRunOn?.includes(event.call.name)
+          ) delivered = true;
+          yield event;
+          // Subagents' usage counts toward this run's totals and budgets (spec §3.17).
+          const child = event.type === "tool_end" ? childUsage(event.result.meta) : undefined;
+          if (child) yield countChild(totals, child, turns);
+        }
         if (signal.aborted) {
           status = "cancelled";
           break;
         }
+        if (delivered) break;
       }
     } catch (error) {
       // The transcript cannot be written (a full disk): end the run rather than go on with

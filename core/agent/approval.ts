@@ -12,8 +12,13 @@ export type ApprovalChoice = "once" | "session" | "deny";
 export interface ApprovalRequest {
   /** Unique per request; events and answers refer to it. */
   id: string;
-  /** `tool`: run a call; `write_scope`: extend the writable roots. */
-  kind: "tool" | "write_scope";
+  /**
+   * `tool`: run a call; `write_scope`: extend the writable roots; `plan`: carry out a plan
+   * (`detail` holds it as Markdown). A plan is approved only by a human: no preset, rule or
+   * hook answers it, and without a front end to ask it is refused. `once` approves, `deny`
+   * keeps planning.
+   */
+  kind: "tool" | "write_scope" | "plan";
   /** Tool name as the model called it. */
   tool: string;
   /**

@@ -8,14 +8,32 @@ import type { ImagePart, ToolCall, Usage } from "../../providers/types.ts";
 import type { ToolResult } from "../../tools/types.ts";
 import type { CacheBreak } from "../context/cache_meter.ts";
 import type { CompactionReport } from "../context/manager.ts";
+import type { GoalRecord } from "../store/records.ts";
 import type { ApprovalChoice, ApprovalRequest } from "./approval.ts";
 
 /** The permission policy's answer for one call. */
 export type PermissionDecision = "allow" | "ask" | "deny";
 
-/** How a run ended. */
+/**
+ * What changed about a goal: it was created or its objective edited, its status changed (a
+ * bound reached is `bound`, a pause of its own), the driver admitted a `round`, or it was
+ * `cleared`.
+ */
+export type GoalChange =
+  | "created"
+  | "edited"
+  | "paused"
+  | "resumed"
+  | "complete"
+  | "blocked"
+  | "bound"
+  | "round"
+  | "cleared";
+
+/** How a run ended. `awaiting_approval`: a plan waits for a person (spec §3.5). */
 export type RunStatus =
   | "completed"
+  | "awaiting_approval"
   | "max_turns"
   | "cancelled"
   | "error"
@@ -42,6 +60,12 @@ export interface UsageTotals {
   cachedBytes?: number;
 }
 
+/** Which agent of a coordinated run an event came from; absent: the executor. */
+export interface EventOrigin {
+  /** `planner` for the planner's events (its own session, usage and tool calls). */
+  agent?: "planner" | "subagent";
+}
+
 /**
  * Everything a run reports, in order.
  *
@@ -65,89 +89,122 @@ export interface UsageTotals {
  * ```
  */
 export type AgentEvent =
-  | { type: "turn_start"; turn: number }
-  | { type: "request_start"; turn: number; model: string }
-  | { type: "text"; text: string }
-  | { type: "reasoning"; text: string }
-  | { type: "tool_start"; call: ToolCall }
-  | { type: "tool_progress"; callId: string; message: string }
-  | { type: "tool_end"; call: ToolCall; result: ToolResult; durationMs: number }
-  | {
-    type: "usage";
-    turn: number;
-    usage: Usage;
-    /** Cost of this request, when priced. */
-    cost?: number;
-    currency?: string;
-    /** Share of this request's prompt served from the provider's cache, 0..1. */
-    cacheHitRatio: number;
-    /** Running totals of this run, including this request. */
-    totals: UsageTotals;
-    /**
-     * Set for a request made outside the conversation while preparing the user turn (`vision`:
-     * an image description, reported with `turn` 0). It counts toward the totals and the
-     * budgets, but its prompt says nothing about how full the context window is.
-     */
-    purpose?: "vision";
-  }
-  | {
-    /** Every permission decision, so the UI and `run --json` can show why a call ran or not. */
-    type: "permission";
-    callId: string;
-    tool: string;
-    /** What the policy said before any human answered. */
-    decision: PermissionDecision;
-    /** Whether the call went ahead. */
-    allowed: boolean;
-    /** The rule that matched (e.g. `Bash(git status:*)`), or how the fallback was reached. */
-    rule?: string;
-    /** The active preset, e.g. `ask`. */
-    preset: string;
-    /** Why it was denied, or what would allow it. */
-    reason?: string;
-  }
-  | {
-    type: "approval_request";
-    request: ApprovalRequest;
-    /**
-     * Answers this request, when the agent's approvals are answered from the stream (see
-     * `StreamApprovals`). Absent when some other broker shows it. Not serialized.
-     */
-    respond?: (choice: ApprovalChoice) => void;
-  }
-  | { type: "approval_answer"; id: string; choice: ApprovalChoice }
-  | {
-    /** Context maintenance ran: pruning, a summary checkpoint, truncation, or a failure. */
-    type: "compaction";
-    report: CompactionReport;
-  }
-  | {
-    /**
-     * A request did not extend the previous request of its session: where the bytes first
-     * differ, how many cached bytes that voids, and why (see `docs/CONTEXT.md`).
-     */
-    type: "cache_break";
-    cacheBreak: CacheBreak;
-  }
-  | { type: "notice"; level: "info" | "warning"; message: string }
-  | {
-    /** `@` references of the user's text were read and attached to the turn (labels: paths). */
-    type: "attachments";
-    labels: string[];
-  }
-  | {
-    type: "done";
-    status: RunStatus;
-    /** Final assistant text of the run. */
-    text: string;
-    turns: number;
-    toolCalls: number;
-    usage: UsageTotals;
-    /** Present when status is `error`. */
-    error?: { code: string; message: string };
-    /** Why a run stopped early (`budget_exceeded`, `timeout`), in words. */
-    detail?: string;
-  };
+  & EventOrigin
+  & (
+    | { type: "turn_start"; turn: number }
+    | { type: "request_start"; turn: number; model: string }
+    | { type: "text"; text: string }
+    | { type: "reasoning"; text: string }
+    | { type: "tool_start"; call: ToolCall }
+    | { type: "tool_progress"; callId: string; message: string }
+    | { type: "tool_end"; call: ToolCall; result: ToolResult; durationMs: number }
+    | {
+      type: "usage";
+      turn: number;
+      usage: Usage;
+      /** Cost of this request, when priced. */
+      cost?: number;
+      currency?: string;
+      /** Share of this request's prompt served from the provider's cache, 0..1. */
+      cacheHitRatio: number;
+      /** Running totals of this run, including this request. */
+      totals: UsageTotals;
+      /**
+       * Set for a request made outside the conversation while preparing the user turn (`vision`:
+       * an image description, reported with `turn` 0). It counts toward the totals and the
+       * budgets, but its prompt says nothing about how full the context window is.
+       */
+      purpose?: "vision" | "subagent";
+    }
+    | {
+      /** Every permission decision, so the UI and `run --json` can show why a call ran or not. */
+      type: "permission";
+      callId: string;
+      tool: string;
+      /** What the policy said before any human answered. */
+      decision: PermissionDecision;
+      /** Whether the call went ahead. */
+      allowed: boolean;
+      /** The rule that matched (e.g. `Bash(git status:*)`), or how the fallback was reached. */
+      rule?: string;
+      /** The active preset, e.g. `ask`. */
+      preset: string;
+      /** Why it was denied, or what would allow it. */
+      reason?: string;
+    }
+    | {
+      type: "approval_request";
+      request: ApprovalRequest;
+      /**
+       * Answers this request, when the agent's approvals are answered from the stream (see
+       * `StreamApprovals`). Absent when some other broker shows it. Not serialized.
+       */
+      respond?: (choice: ApprovalChoice) => void;
+    }
+    | { type: "approval_answer"; id: string; choice: ApprovalChoice }
+    | {
+      /** Context maintenance ran: pruning, a summary checkpoint, truncation, or a failure. */
+      type: "compaction";
+      report: CompactionReport;
+    }
+    | {
+      /**
+       * A request did not extend the previous request of its session: where the bytes first
+       * differ, how many cached bytes that voids, and why (see `docs/CONTEXT.md`).
+       */
+      type: "cache_break";
+      cacheBreak: CacheBreak;
+    }
+    | { type: "notice"; level: "info" | "warning"; message: string }
+    | {
+      /**
+       * Where the coordinator sent this turn and why (spec §3.5): `executor` by default, or a
+       * planner route. Never carries the user's text.
+       */
+      type: "route";
+      route: "executor" | "plan_first" | "plan_approve" | "plan_only" | "goal_start";
+      reason: string;
+    }
+    | {
+      /** A plan the planner delivered, and where it stands. */
+      type: "plan";
+      status: "submitted" | "approved" | "rejected" | "pending" | "saved";
+      plan: { id: string; title: string; text: string };
+    }
+    | {
+      /** The session's goal changed (Goal mode, `core/goal`). */
+      type: "goal";
+      change: GoalChange;
+      /** The goal after the change (for `cleared`, as it was). */
+      goal: GoalRecord;
+      /** Whether the goal driver may admit rounds in this process. Never persisted. */
+      armed: boolean;
+      /** What happened in words, e.g. which bound was reached and how to resume. */
+      message?: string;
+    }
+    | {
+      /** `@` references of the user's text were read and attached to the turn (labels: paths). */
+      type: "attachments";
+      labels: string[];
+    }
+    | {
+      type: "done";
+      status: RunStatus;
+      /** Final assistant text of the run. */
+      text: string;
+      turns: number;
+      toolCalls: number;
+      usage: UsageTotals;
+      /** Present when status is `error`. */
+      error?: { code: string; message: string };
+      /** Why a run stopped early (`budget_exceeded`, `timeout`), in words. */
+      detail?: string;
+      /**
+       * Usage per session when a coordinator ran the planner too; `usage` is their sum.
+       */
+      sessions?: { planner?: UsageTotals; executor?: UsageTotals };
+    }
+  );
 
 /** What a user hands a runner. */
 export interface UserInput {
@@ -155,6 +212,26 @@ export interface UserInput {
   text: string;
   /** Attached images; what reaches the model is decided by the runtime (spec §3.5). */
   images?: ImagePart[];
+  /**
+   * Parts of `text` the user did not type (a command file's template, an MCP prompt), as
+   * offsets with where the text came from: their `@` references are read only inside the
+   * workspace.
+   */
+  supplied?: readonly { start: number; end: number; source: string }[];
+  /**
+   * Trusted blocks appended after the text by the host (a plan handed to the executor, the
+   * planner's route); never parsed for `@` references.
+   */
+  blocks?: readonly string[];
+  /** Trusted routing metadata from the host or a flag (`run --plan`), never from the text. */
+  route?: {
+    /** Run the planner first: `first` hands over at once, `approve` waits, `only` stops. */
+    plan?: "first" | "approve" | "only";
+    /** The turn starts a goal explicitly. */
+    goalStart?: boolean;
+    /** Carry out the plan that waits for approval (`run --continue --approve-plan`). */
+    approvePlan?: boolean;
+  };
 }
 
 /** Anything that turns user input into events: the single-model `Agent` and the `Coordinator`. */

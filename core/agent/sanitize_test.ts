@@ -49,3 +49,34 @@ Deno.test("orphan results and results of another call are dropped", () => {
     ["tool", "a"],
   ]);
 });
+
+/** The same messages as new objects: a history the memo has never seen. */
+function fresh(history: readonly Message[]): Message[] {
+  return history.map((m) => ({ ...m }));
+}
+
+Deno.test("a growing history is checked from where the last call left off, with the same result", () => {
+  const history: Message[] = [{ role: "user", content: "hi" }, call("a"), result("a")];
+  const steps: Message[][] = [
+    [call("b")], // an unanswered call at the end…
+    [result("b"), { role: "user", content: "next" }], // …answered next time
+    [result("x"), call("c")], // an orphan, and a call without its result
+    [{ role: "user", content: "more" }, call("d"), result("d")],
+  ];
+  for (const step of steps) {
+    history.push(...step);
+    const incremental = sanitizeHistory(history);
+    const whole = sanitizeHistory(fresh(history));
+    assert.deepEqual(
+      incremental.map((m) => [m.role, m.toolCallId ?? "", m.content]),
+      whole.map((m) => [m.role, m.toolCallId ?? "", m.content]),
+    );
+  }
+  // A rewritten prefix (the same first message, another second one) is checked again.
+  const rewritten = [...history];
+  rewritten[2] = { role: "user", content: "rewritten" };
+  assert.deepEqual(
+    sanitizeHistory(rewritten).map((m) => [m.role, m.content]),
+    sanitizeHistory(fresh(rewritten)).map((m) => [m.role, m.content]),
+  );
+});

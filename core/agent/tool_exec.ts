@@ -50,7 +50,7 @@ export interface ExecuteOptions {
   context: SharedToolContext;
   signal: AbortSignal;
   gate?: ToolGate;
-  /** Upper bound for any single call. */
+  /** Bound on a single call whose tool names none of its own (`Tool.timeoutMs`). */
   timeoutMs: number;
   onProgress?(message: string): void;
   /** Receives permission and approval events raised while the call is checked. */
@@ -136,7 +136,8 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
     if (!decision.allow) return errorResult("permission_denied", decision.reason);
   }
 
-  const timeout = AbortSignal.timeout(opts.timeoutMs);
+  const timeoutMs = tool.timeoutMs?.(args) ?? opts.timeoutMs;
+  const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([opts.signal, timeout]);
   const ctx: ToolContext = {
     ...opts.context,
@@ -152,7 +153,7 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
     if (timeout.aborted) {
       return errorResult(
         "timeout",
-        `${tool.name} timed out after ${Math.round(opts.timeoutMs / 1000)}s.`,
+        `${tool.name} timed out after ${Math.round(timeoutMs / 1000)}s.`,
       );
     }
     return errorResult(
@@ -163,7 +164,7 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
   if (timeout.aborted && !opts.signal.aborted && !result.isError) {
     return errorResult(
       "timeout",
-      `${tool.name} timed out after ${Math.round(opts.timeoutMs / 1000)}s.`,
+      `${tool.name} timed out after ${Math.round(timeoutMs / 1000)}s.`,
     );
   }
   // Every failure carries a code; a tool that named none reported a plain failure.

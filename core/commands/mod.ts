@@ -6,5 +6,11 @@
  */
 export type { CommandScope, CommandSource, CustomCommand, LoadedCommands } from "./types.ts";
 export { type FrontmatterDocument, FrontmatterError, parseFrontmatter } from "./frontmatter.ts";
-export { expandTemplate, splitArguments, usesArguments } from "./template.ts";
+export {
+  expandTemplate,
+  expandTemplateParts,
+  splitArguments,
+  type TemplateExpansion,
+  usesArguments,
+} from "./template.ts";
 export { commandSources, loadCustomCommands, MAX_COMMAND_FILE_BYTES } from "./load.ts";

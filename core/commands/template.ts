@@ -52,15 +52,48 @@ export function usesArguments(template: string): boolean {
  * never silently dropped.
  */
 export function expandTemplate(template: string, rawArguments: string): string {
+  return expandTemplateParts(template, rawArguments).text;
+}
+
+/** An expanded template and where in it the template's own text is. */
+export interface TemplateExpansion {
+  text: string;
+  /**
+   * The spans of `text` that come from the template, not from the typed arguments, in order.
+   * The command file wrote them, so their `@` references are the repository's, not the user's.
+   */
+  fromTemplate: { start: number; end: number }[];
+}
+
+/** {@linkcode expandTemplate}, also telling which parts of the result the template wrote. */
+export function expandTemplateParts(template: string, rawArguments: string): TemplateExpansion {
   const all = rawArguments.trim();
   const words = splitArguments(all);
-  const expanded = template.replace(PLACEHOLDER, (_m, what: string) => {
-    if (what === "$") return "$";
-    if (what === "ARGUMENTS") return all;
-    return words[Number(what) - 1] ?? "";
-  });
-  if (all !== "" && !usesArguments(template)) {
-    return `${expanded.trimEnd()}\n\nARGUMENTS: ${all}`;
+  let text = "";
+  const fromTemplate: { start: number; end: number }[] = [];
+  const add = (part: string, own: boolean) => {
+    if (part === "") return;
+    const last = fromTemplate.at(-1);
+    if (own && last?.end === text.length) last.end += part.length;
+    else if (own) fromTemplate.push({ start: text.length, end: text.length + part.length });
+    text += part;
+  };
+  let at = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    add(template.slice(at, match.index), true);
+    const what = match[1];
+    if (what === "$") add("$", true);
+    else add(what === "ARGUMENTS" ? all : words[Number(what) - 1] ?? "", false);
+    at = match.index + match[0].length;
   }
-  return expanded;
+  add(template.slice(at), true);
+  if (all !== "" && !usesArguments(template)) {
+    const trimmed = text.trimEnd();
+    text = trimmed;
+    const last = fromTemplate.at(-1);
+    if (last && last.end > text.length) last.end = text.length;
+    add("\n\nARGUMENTS: ", true);
+    add(all, false);
+  }
+  return { text, fromTemplate };
 }

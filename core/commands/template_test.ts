@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { expandTemplate, splitArguments, usesArguments } from "./template.ts";
+import { expandTemplate, expandTemplateParts, splitArguments, usesArguments } from "./template.ts";
 
 Deno.test("splitArguments splits on whitespace and keeps quoted groups", () => {
   assert.deepEqual(splitArguments(`  a  "b c" 'd "e"' f\\ g "h\\"i" `), [
@@ -45,4 +45,20 @@ Deno.test("expandTemplate appends arguments when the template has no placeholder
   assert.equal(expandTemplate("Summarize the repo.", "  "), "Summarize the repo.");
   assert.equal(usesArguments("only $$ here"), false);
   assert.equal(usesArguments("use $2"), true);
+});
+
+Deno.test("expandTemplateParts tells the template's own text from the typed arguments", () => {
+  const parts = (template: string, args: string) => {
+    const { text, fromTemplate } = expandTemplateParts(template, args);
+    assert.equal(text, expandTemplate(template, args));
+    return fromTemplate.map((s) => text.slice(s.start, s.end));
+  };
+  assert.deepEqual(parts("Review @$1 for $2, $$5 each", "a.ts speed"), [
+    "Review @",
+    " for ",
+    ", $5 each",
+  ]);
+  assert.deepEqual(parts("$ARGUMENTS", "@x"), []);
+  assert.deepEqual(parts("Check @/etc/x  \n", "@mine"), ["Check @/etc/x\n\nARGUMENTS: "]);
+  assert.deepEqual(parts("Just this", ""), ["Just this"]);
 });

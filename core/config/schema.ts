@@ -116,6 +116,8 @@ const agentSchema = table({
   vision_model: z.string({ error: 'a model, "auto" or empty' }).optional(),
   max_subagent_depth: z.number({ error: "a whole number >= 0" }).int("a whole number >= 0")
     .min(0, "a whole number >= 0").optional(),
+  max_subagent_concurrency: positiveInt().optional(),
+  max_parallel_writers: positiveInt().optional(),
   goal_token_budget: positiveInt().optional(),
   max_goal_rounds: positiveInt().optional(),
   keep: z.unknown().optional(),

@@ -109,7 +109,12 @@ export interface AgentConfig {
   reasoning_effort?: string;
   planner_model?: string;
   vision_model?: string;
+  /** How deep subagents may nest (default 1: children do not delegate). */
   max_subagent_depth?: number;
+  /** Children running at once per session (default 6). */
+  max_subagent_concurrency?: number;
+  /** Of them, children that write (default 3). */
+  max_parallel_writers?: number;
   goal_token_budget?: number;
   max_goal_rounds?: number;
   /** Deprecated; read and preserved for round-trips, not used for compaction. */

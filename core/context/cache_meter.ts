@@ -5,13 +5,22 @@
  * request is not simply extended, names the change that broke the prefix and whether it was a
  * planned maintenance step.
  *
- * Bytes are the wire body when the provider exposes its serializer (`Provider.body`), else a
- * canonical JSON with the same key order as the built-in wire formats. Each request is compared
- * with the previous one only: one linear scan per request, no history of bodies.
+ * Bytes are the wire body: encoded into the session's append-only body buffer when the provider
+ * can (`BodyEncoding`, every HTTP kind), which its `stream` then sends as they are, so the meter
+ * and the request share one encoding and a turn costs its new bytes; else the provider's
+ * serializer (`Provider.body`), else a canonical JSON with the same key order as the built-in
+ * wire formats. Each request is compared with the previous one only, and through the buffer
+ * only from the first piece that changed; no history of bodies is kept.
  *
  * @module
  */
 import type { Message, Provider, ProviderRequest, ToolSchema } from "../../providers/types.ts";
+import {
+  BodyBuffer,
+  bodyEncoding,
+  type EncodedBody,
+  sharedPrefix as bytesShared,
+} from "../../providers/body_buffer.ts";
 import type { CompactionReport } from "./manager.ts";
 
 /**
@@ -105,7 +114,10 @@ export interface CacheMeterOptions {
 
 interface Previous {
   request: ProviderRequest;
-  bytes: Uint8Array;
+  /** Body length in bytes. */
+  length: number;
+  /** The body, when it was not encoded through the meter's buffer (which holds it itself). */
+  bytes?: Uint8Array;
   key: string;
   planned?: PlannedStep;
 }
@@ -155,19 +167,7 @@ export function canonicalBody(request: ProviderRequest): string {
 
 /** Length of the common prefix of two byte strings. */
 export function sharedPrefix(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.byteLength, b.byteLength);
-  let i = 0;
-  // Four bytes at a time while both buffers allow aligned word views (fresh encodings do).
-  if (a.byteOffset % 4 === 0 && b.byteOffset % 4 === 0) {
-    const words = n >>> 2;
-    const wa = new Uint32Array(a.buffer, a.byteOffset, words);
-    const wb = new Uint32Array(b.buffer, b.byteOffset, words);
-    let w = 0;
-    while (w < words && wa[w] === wb[w]) w++;
-    i = w << 2;
-  }
-  while (i < n && a[i] === b[i]) i++;
-  return i;
+  return bytesShared(a, b);
 }
 
 /** Index of the first message of `before` that `after` does not repeat; -1 when all are kept. */
@@ -271,6 +271,9 @@ function show(value: unknown): string {
  */
 export class CacheMeter {
   #serialize: (request: ProviderRequest) => string;
+  /** Encodes through the session's append-only buffer, when the provider can. */
+  #encode: ((request: ProviderRequest) => EncodedBody) | undefined;
+  readonly #buffer = new BodyBuffer();
   #cacheKey: ((request: ProviderRequest) => string) | undefined;
   #previous: Previous | undefined;
   #pending: CacheBreak[] = [];
@@ -294,6 +297,8 @@ export class CacheMeter {
    */
   use(provider: Provider): this {
     this.#serialize = provider.body ? (r) => provider.body!(r) : canonicalBody;
+    const encoding = bodyEncoding(provider);
+    this.#encode = encoding ? (r) => encoding.encode(r, this.#buffer) : undefined;
     this.#cacheKey = provider.cacheKey ? (r) => provider.cacheKey!(r) : undefined;
     return this;
   }
@@ -314,19 +319,36 @@ export class CacheMeter {
   }
 
   /**
-   * Measures one request just before it is sent. Cost: one serialization and one linear scan
-   * against the previous request; only the previous body is kept.
+   * Measures one request just before it is sent. Cost through the buffer: the new pieces'
+   * encoding and a scan of the bytes after the first change; else one serialization and one
+   * linear scan against the previous body, which is all that is kept.
    */
   observe(request: ProviderRequest, opts: ObserveOptions = {}): CacheObservation {
-    const bytes = encoder.encode(opts.body ?? this.#body(request));
-    const key = this.#cacheKey?.(request) ?? "";
     const previous = this.#previous;
-    this.#previous = { request, bytes, key, planned: opts.planned };
-    const cachedBytes = previous ? sharedPrefix(previous.bytes, bytes) : 0;
+    const encoded = opts.body === undefined ? this.#encoded(request) : undefined;
+    let length: number;
+    let cachedBytes: number;
+    let bytes: Uint8Array | undefined;
+    if (encoded && previous && !previous.bytes) {
+      // Both bodies went through the buffer: it knows what they share, scanning only the
+      // bytes after the first changed piece.
+      length = encoded.bytes.byteLength;
+      cachedBytes = encoded.sharedBytes;
+    } else {
+      // Without `encoded` the buffer still holds the previous body when it encoded that one.
+      const before = previous ? previous.bytes ?? this.#buffer.current : undefined;
+      bytes = encoded?.bytes ?? encoder.encode(opts.body ?? this.#body(request));
+      length = bytes.byteLength;
+      cachedBytes = before ? sharedPrefix(before, bytes) : 0;
+      // Only a body outside the buffer is kept; the buffer keeps its own.
+      if (encoded) bytes = undefined;
+    }
+    const key = this.#cacheKey?.(request) ?? "";
+    this.#previous = { request, length, bytes, key, planned: opts.planned };
     this.#totals.requests++;
-    this.#totals.bytes += bytes.byteLength;
+    this.#totals.bytes += length;
     this.#totals.cachedBytes += cachedBytes;
-    const seen: CacheObservation = { bytes: bytes.byteLength, cachedBytes };
+    const seen: CacheObservation = { bytes: length, cachedBytes };
     if (!previous) return seen;
     const change = this.#change(previous, request, key, opts);
     if (!change) return seen;
@@ -337,7 +359,7 @@ export class CacheMeter {
       turn: opts.turn ?? -1,
       ...change,
       offset: cachedBytes,
-      bytesInvalidated: previous.bytes.byteLength - cachedBytes,
+      bytesInvalidated: previous.length - cachedBytes,
       ...(opts.planned === "summary" ? { purpose: "summary" as const } : {}),
     };
     this.#totals.breaks++;
@@ -356,6 +378,17 @@ export class CacheMeter {
     const out = this.#pending.map((b) => b.turn < 0 ? { ...b, turn } : b);
     this.#pending = [];
     return out;
+  }
+
+  /** The body encoded through the buffer, or undefined to serialize it as a string. */
+  #encoded(request: ProviderRequest): EncodedBody | undefined {
+    if (!this.#encode) return undefined;
+    try {
+      return this.#encode(request);
+    } catch {
+      // Measuring must never fail a request; a request the wire cannot encode fails in `stream`.
+      return undefined;
+    }
   }
 
   #body(request: ProviderRequest): string {

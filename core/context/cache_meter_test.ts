@@ -293,3 +293,33 @@ Deno.test("a message that differs only in its local raw content is kept; a chang
   );
   assert.equal(pair(request(before), request(args)).seen.break?.message, 1);
 });
+
+Deno.test("switching between a provider that encodes into the buffer and one that does not keeps the shares exact", () => {
+  const openai = new OpenAiProvider({
+    name: "p",
+    model: "m1",
+    requestUrl: "http://127.0.0.1:9/v1/chat/completions",
+    apiKey: "k",
+  });
+  // The same wire through `body` only: the meter serializes it as a string.
+  const stringOnly = {
+    name: "p",
+    stream: openai.stream.bind(openai),
+    body: openai.body.bind(openai),
+  };
+  const meter = CacheMeter.for(openai);
+  const reqs = [1, 2, 3, 4, 5].map((n) => request(conversation(n)));
+  const wire = reqs.map((r) => encoder.encode(buildRequestBody(r, {})));
+  const order = [openai, stringOnly, openai, openai, stringOnly];
+  reqs.forEach((r, i) => {
+    meter.use(order[i]);
+    const seen = meter.observe(r, { turn: i });
+    assert.equal(seen.bytes, wire[i].byteLength);
+    assert.equal(
+      seen.cachedBytes,
+      i === 0 ? 0 : sharedPrefix(wire[i - 1], wire[i]),
+      `request ${i}`,
+    );
+    assert.equal(seen.break, undefined);
+  });
+});

@@ -132,6 +132,10 @@ export class ContextManager {
   #failures: MaintenanceFailure[];
   #busy: Promise<unknown> = Promise.resolve();
   #base: number | undefined;
+  /** The last view built, with the canonical messages it covers; see {@link #viewed}. */
+  #lastView:
+    | { view: ProjectionView; seen: Message[]; messages: Message[]; raw: number }
+    | undefined;
 
   constructor(opts: ContextManagerOptions) {
     this.#o = opts;
@@ -183,7 +187,34 @@ export class ContextManager {
 
   /** The provider-visible messages now. */
   view(canonical: readonly Message[]): Message[] {
-    return this.#view.view(canonical);
+    return [...this.#viewed(canonical).messages];
+  }
+
+  /**
+   * The view and its raw message tokens, extended from the last one while the projection
+   * holds and the transcript only grew: a turn costs its new messages (and one pointer
+   * comparison per earlier message), not a rebuild and re-count of the history.
+   */
+  #viewed(canonical: readonly Message[]): { messages: readonly Message[]; raw: number } {
+    const last = this.#lastView;
+    const view = this.#view;
+    if (
+      last && last.view === view && last.seen.length > view.start + 1 &&
+      last.seen.length <= canonical.length && startsWith(canonical, last.seen)
+    ) {
+      for (let i = last.seen.length; i < canonical.length; i++) {
+        const m = view.message(canonical, i);
+        last.seen.push(canonical[i]);
+        last.messages.push(m);
+        last.raw += this.#o.estimator.rawMessage(m);
+      }
+      return last;
+    }
+    const messages = view.view(canonical);
+    let raw = 0;
+    for (const m of messages) raw += this.#o.estimator.rawMessage(m);
+    this.#lastView = { view, seen: [...canonical], messages, raw };
+    return this.#lastView;
   }
 
   /** Raw tokens of the system prompt and tool schemas, which do not change. */
@@ -230,8 +261,9 @@ export class ContextManager {
    * nothing is written.
    */
   prepare(canonical: readonly Message[], opts: { signal: AbortSignal }): Promise<Prepared> {
-    const messages = this.view(canonical);
-    const rawTokens = this.#raw(messages);
+    const viewed = this.#viewed(canonical);
+    const messages = [...viewed.messages];
+    const rawTokens = this.#baseRaw() + viewed.raw;
     if (this.#o.estimator.calibrated(rawTokens) < this.triggerTokens) {
       return Promise.resolve(this.#handOut({ messages, rawTokens, reports: [] }));
     }
@@ -630,4 +662,10 @@ export class ContextManager {
     reports.push(this.#report("truncated", cause, { before, after }));
     return { messages, rawTokens: this.#raw(messages), reports };
   }
+}
+
+/** Whether `messages` begins with `prefix`, object for object. */
+function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
+  for (let i = 0; i < prefix.length; i++) if (messages[i] !== prefix[i]) return false;
+  return true;
 }

@@ -441,3 +441,43 @@ Deno.test("/compact on a view too large for one summary request chains chunks", 
   assert.equal(prepared.messages.length, 1);
   assert.ok(prepared.reports.every((r) => r.phase === "summarized"));
 });
+
+Deno.test("a growing transcript extends the last view and its token count, until the projection changes", async () => {
+  const { cm } = manager([]);
+  const canonical = conversation(1, 2, 9000);
+  const fresh = (messages: readonly Message[]) => {
+    const estimator = new TokenEstimator();
+    let raw = estimator.rawRequest("system prompt", TOOLS, []);
+    for (const m of messages) raw += estimator.rawMessage(m);
+    return raw;
+  };
+  let prepared = await cm.prepare(canonical, { signal });
+  for (let i = 0; i < 3; i++) {
+    canonical.push(...conversation(1, 1, 50));
+    prepared = await cm.prepare(canonical, { signal });
+    assert.deepEqual(prepared.messages, canonical);
+    assert.equal(prepared.rawTokens, fresh(canonical));
+  }
+  // Past the trigger a prune installs a new projection: the view is rebuilt with it.
+  canonical.push(...conversation(10, 1, 4000));
+  prepared = await cm.prepare(canonical, { signal });
+  assert.deepEqual(prepared.reports.map((r) => r.phase), ["pruned"]);
+  assert.notEqual(prepared.messages[2], canonical[2]);
+  const grown: Message[] = [...canonical, { role: "user", content: "more" }];
+  const next = await cm.prepare(grown, { signal });
+  assert.equal(next.messages[2], prepared.messages[2], "the pruned form stays in the view");
+  assert.equal(next.rawTokens, fresh(next.messages));
+  // The same transcript with an earlier message replaced is not an extension.
+  const edited = [...grown];
+  edited[1] = { ...edited[1], content: "rewritten step" };
+  assert.equal((await cm.prepare(edited, { signal })).messages[1].content, "rewritten step");
+});
+
+Deno.test("a new context manager over the same session reuses the pruned forms (a model switch)", async () => {
+  const canonical = [...conversation(1, 2, 9000), ...conversation(10, 1, 4000)];
+  const first = await manager([]).cm.prepare(canonical, { signal });
+  const second = await manager([]).cm.prepare(canonical, { signal });
+  assert.deepEqual(first.reports.map((r) => r.phase), ["pruned"]);
+  assert.notEqual(first.messages[2], canonical[2]);
+  assert.equal(second.messages[2], first.messages[2], "pruned once per result, not per manager");
+});

@@ -41,13 +41,19 @@ export function headText(p: ProjectionRecord, droppedMessages: number): string |
   return parts.length ? parts.join("\n\n") : undefined;
 }
 
+// A pruned or blanked form depends on its canonical message alone: one per message for the
+// whole process, so a new projection, a new context manager over the same session (a model
+// switch) and every later view share it, and its token estimate and wire fragment with it.
+const prunedForms = new WeakMap<Message, Message>();
+const blankedForms = new WeakMap<Message, Message>();
+
 /**
  * The pruned and blanked forms of tool results, made once per canonical message and reused by
  * every projection of the conversation (so their token estimates are memoized too).
  */
 export class DerivedMessages {
-  readonly #pruned = new WeakMap<Message, Message>();
-  readonly #blanked = new WeakMap<Message, Message>();
+  readonly #pruned = prunedForms;
+  readonly #blanked = blankedForms;
   readonly #folded = new WeakMap<Message, Message>();
   #standalone: Message | undefined;
 

@@ -24,10 +24,31 @@ export function needsPrune(text: string): boolean {
   return false;
 }
 
-/** The pruned form: head + marker + tail, counted in code points. */
+/**
+ * The pruned form: head + marker + tail, counted in code points. Walks only the code points
+ * it keeps (a long result is never split into an array of characters).
+ */
 export function pruneText(text: string): string {
   if (!needsPrune(text)) return text;
-  const points = Array.from(text);
-  return points.slice(0, PRUNE_HEAD).join("") + `\n${PRUNE_MARKER}\n` +
-    points.slice(points.length - PRUNE_TAIL).join("");
+  let headEnd = 0;
+  for (let n = 0; n < PRUNE_HEAD; n++) headEnd += unitsAt(text, headEnd);
+  let tailStart = text.length;
+  for (let n = 0; n < PRUNE_TAIL; n++) tailStart -= unitsBefore(text, tailStart);
+  return text.slice(0, headEnd) + `\n${PRUNE_MARKER}\n` + text.slice(tailStart);
+}
+
+/** UTF-16 units of the code point starting at `i` (a lone surrogate counts as one). */
+function unitsAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 0xd800 || c > 0xdbff) return 1;
+  const d = text.charCodeAt(i + 1);
+  return d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
+}
+
+/** UTF-16 units of the code point ending just before `i`. */
+function unitsBefore(text: string, i: number): number {
+  const c = text.charCodeAt(i - 1);
+  if (c < 0xdc00 || c > 0xdfff) return 1;
+  const d = text.charCodeAt(i - 2);
+  return d >= 0xd800 && d <= 0xdbff ? 2 : 1;
 }

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { Agent } from "../agent/agent.ts";
 import { type ApprovalChoice, StreamApprovals } from "../agent/approval.ts";
 import type { AgentEvent, Runner, UserInput } from "../agent/events.ts";
@@ -19,14 +20,16 @@ import type { Config, ResolvedModel } from "../config/types.ts";
 import { TokenEstimator } from "../context/estimator.ts";
 import { type CompactionReport, ContextManager } from "../context/manager.ts";
 import { toolResultCapability } from "../context/tool_results.ts";
+import { Goals } from "../goal/goals.ts";
 import type { FactStore } from "../memory/facts.ts";
-import { type Archive, HistoryIndex, historyTool } from "../memory/history.ts";
+import { HistoryIndex, historyTool } from "../memory/history.ts";
 import { memoryTools } from "../memory/tools.ts";
 import type { Permissions } from "../permission/mod.ts";
+import { exitPlanModeCapability, type PlanMode } from "../plan/mod.ts";
 import type { McpResourceReader } from "../references/mod.ts";
 import { openSession } from "../store/session_store.ts";
-import { listSessions } from "../store/sessions.ts";
-import { type OfferedTool, readTranscript } from "../store/transcript.ts";
+import type { OfferedTool } from "../store/transcript.ts";
+import type { TranscriptRecord } from "../store/records.ts";
 import type { ImageTurns } from "../vision/mod.ts";
 import type { Provider } from "../../providers/types.ts";
 import { CapabilityHub, type CapabilitySource, useCapabilityTool } from "../../tools/capability.ts";
@@ -35,6 +38,22 @@ import type { Tool, ToolContext } from "../../tools/types.ts";
 import type { Workspace } from "../../tools/workspace/mod.ts";
 import { type HostMcpTools, planTools, sameOffered, ToolNotices } from "./offered_tools.ts";
 import { TurnBuilder } from "./turn_builder.ts";
+import { SUBMIT_PLAN, submitPlanTool } from "../coordinator/plan.ts";
+import {
+  type ChildGrant,
+  type ChildMaker,
+  childTools,
+  findProfile,
+  needsReadOnlyCapabilities,
+  onlyReadOnly,
+  type Profile,
+  type ProfileExecSpec,
+  type SubagentResult,
+  SubagentRunner,
+  taskTool,
+  writeCapsule,
+  type WriteClaim,
+} from "../subagent/mod.ts";
 import { CacheMeter } from "../context/cache_meter.ts";
 
 /**
@@ -71,6 +90,40 @@ export interface AgentSpec {
   transcript?: { resume?: string } | "ephemeral";
   /** The agent that made this one, for subagents and the coordinator's executor. */
   parent?: { sessionId?: string; agentId?: string };
+  /**
+   * `planner`: the coordinator's planner (spec §3.5). It gets the read-only research tools and
+   * `submit_plan`, whose successful call ends its run; MCP tools only through `use_capability`
+   * and never destructive ones; `tools` can narrow this further.
+   */
+  role?: "planner" | "subagent";
+  /**
+   * A subagent's capability grant (`role: "subagent"`, set by the subagent runner): read-only,
+   * or a writer bound to canonical write roots (absent: the whole workspace), and its depth.
+   */
+  grant?: ChildGrant;
+  /**
+   * Whether the agent keeps a goal (Goal mode: `get_goal`, `create_goal`, `update_goal` behind
+   * `use_capability`, the goal block on user turns). Default: a top-level agent that is not a
+   * planner does; an agent with a `parent` never inherits one.
+   */
+  goals?: boolean;
+}
+
+/** The tools a planner may research with, besides `submit_plan`. */
+const PLANNER_TOOLS: readonly string[] = [
+  "read_file",
+  "ls",
+  "glob",
+  "grep",
+  "history",
+  "memory",
+  "use_capability",
+  SUBMIT_PLAN,
+];
+
+/** A capability source without destructive capabilities, checked at every listing and call. */
+function withoutDestructive(source: CapabilitySource): CapabilitySource {
+  return { list: () => source.list().filter((c) => c.destructive !== true) };
 }
 
 /** A model and its provider, shared by every agent of the host that uses it. */
@@ -177,22 +230,24 @@ export interface HostParts<M extends HostMcp = HostMcp> {
   close(): Promise<void>;
 }
 
-/** Earlier sessions of this workspace, for the `history` tool. */
-async function loadArchives(dir: string, currentId: string | undefined): Promise<Archive[]> {
-  const out: Archive[] = [];
-  for (const summary of await listSessions(dir)) {
-    if (summary.meta.id === currentId) continue;
-    const loaded = await readTranscript(summary.path).catch(() => undefined);
-    if (loaded) out.push({ id: loaded.meta.id, messages: loaded.messages });
-  }
-  return out;
-}
-
 function scoped(tools: readonly Tool[], scope: AgentSpec["tools"]): Tool[] {
   return tools.filter((t) =>
     (scope?.allow === undefined || scope.allow.includes(t.name)) &&
     !scope?.deny?.includes(t.name)
   );
+}
+
+/** `events` with the goal's changes (made by its capabilities during the run) after each event. */
+async function* withGoalEvents(
+  events: AsyncIterable<AgentEvent>,
+  goals: Goals,
+): AsyncIterable<AgentEvent> {
+  yield* goals.drain();
+  for await (const event of events) {
+    if (event.type === "done") yield* goals.drain();
+    yield event;
+    if (event.type !== "done") yield* goals.drain();
+  }
 }
 
 /**
@@ -233,9 +288,21 @@ export class HostedAgent implements Runner {
   readonly registry: ToolRegistry;
   /** Warnings about the transcript (damaged lines, interrupted calls). */
   readonly warnings: readonly string[];
+  /**
+   * The session's goal (Goal mode), restored disarmed on resume; undefined for an agent
+   * without goals (`spec.goals`).
+   */
+  readonly goals: Goals | undefined;
+  /**
+   * A writing subagent's claim and what it recorded.
+   *
+   * @internal Used by the subagent runner; not a stable part of the library API.
+   */
+  readonly claim: WriteClaim | undefined;
   readonly #agent: Agent;
   readonly #approvals: StreamApprovals | undefined;
-  readonly #close: () => void;
+  readonly #close: () => void | Promise<void>;
+  readonly #record: (record: TranscriptRecord) => void;
   #closed = false;
 
   /** @internal Built by {@linkcode Host.createAgent} only. */
@@ -250,7 +317,10 @@ export class HostedAgent implements Runner {
     warnings: string[];
     agent: Agent;
     approvals: StreamApprovals | undefined;
-    close: () => void;
+    close: () => void | Promise<void>;
+    record: (record: TranscriptRecord) => void;
+    goals?: Goals;
+    claim?: WriteClaim;
   }) {
     this.spec = parts.spec;
     this.model = parts.model;
@@ -260,9 +330,34 @@ export class HostedAgent implements Runner {
     this.context = parts.context;
     this.registry = parts.registry;
     this.warnings = parts.warnings;
+    this.goals = parts.goals;
+    this.claim = parts.claim;
     this.#agent = parts.agent;
     this.#approvals = parts.approvals;
     this.#close = parts.close;
+    this.#record = parts.record;
+  }
+
+  /**
+   * Appends a record that is not a message (a route, a plan) to the transcript; nothing for an
+   * ephemeral agent.
+   *
+   * @internal Used by the coordinator; not a stable part of the library API.
+   */
+  record(record: TranscriptRecord): void {
+    this.#record(record);
+  }
+
+  /**
+   * Voids the messages from index `to` on in the transcript and closes this agent: an
+   * incomplete turn that must not be continued (a planner that did not converge). Open the
+   * session again to go on from before that turn.
+   *
+   * @internal Used by the coordinator; not a stable part of the library API.
+   */
+  async rollback(to: number): Promise<void> {
+    if (to < this.session.messages.length) this.#record({ t: "rollback", to });
+    await this.close();
   }
 
   /** Measures every request of the session against the one before it (cache breaks). */
@@ -270,9 +365,17 @@ export class HostedAgent implements Runner {
     return this.#agent.cacheMeter;
   }
 
-  /** Runs one user input; everything a front end shows arrives as these events. */
-  run(input: UserInput, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent> {
-    return this.#agent.run(input, opts);
+  /**
+   * Runs one user input; everything a front end shows arrives as these events. `maxTurns`
+   * bounds this run's requests below the agent's own limit.
+   */
+  run(
+    input: UserInput,
+    opts: { signal: AbortSignal; maxTurns?: number },
+  ): AsyncIterable<AgentEvent> {
+    const goals = this.goals;
+    if (!goals) return this.#agent.run(input, opts);
+    return withGoalEvents(this.#agent.run(input, opts), goals);
   }
 
   /**
@@ -302,7 +405,7 @@ export class HostedAgent implements Runner {
   close(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
-      this.#close();
+      return Promise.resolve(this.#close());
     }
     return Promise.resolve();
   }
@@ -358,6 +461,8 @@ export class Host<M extends HostMcp = HostMcp> {
   /** The cache meter of the latest top-level session, kept for a new agent on it (`/model`). */
   #meter: { session: string; meter: CacheMeter } | undefined;
   #closed = false;
+  readonly #turnStates = new Set<() => string | undefined>();
+  #subagents: SubagentRunner | undefined;
 
   /** Use a composition function (`openHost`) rather than this constructor. */
   constructor(parts: HostParts<M>) {
@@ -369,6 +474,17 @@ export class Host<M extends HostMcp = HostMcp> {
     this.sessionDir = parts.sessionDir;
     this.permissions = parts.permissions;
     this.mcp = parts.mcp;
+    // Plan mode rides the user turn, never the system prompt or the tool list.
+    this.addTurnState(() => this.planMode.turnBlock());
+  }
+
+  /**
+   * Plan mode of every agent of this host (`/plan`, Shift+Tab): `enter()`, `exit()`,
+   * `active`. While it is on writers are refused and the agent's plan needs a person's
+   * approval (`exit_plan_mode`); it is independent of the permission mode.
+   */
+  get planMode(): PlanMode {
+    return this.permissions.gate.plan;
   }
 
   /** Where the tools read, write and run (local today; remote workspaces implement it too). */
@@ -397,6 +513,17 @@ export class Host<M extends HostMcp = HostMcp> {
    */
   setPermissionMode(mode: string): string {
     return this.permissions.setMode(mode).name;
+  }
+
+  /**
+   * Adds volatile state to every user turn of this host's agents from the next turn on (e.g.
+   * the collaboration mode or an active goal): `source` returns a block, or `undefined` for
+   * none this turn. Volatile state rides the user turn so the cached prefix never changes.
+   * Returns a function that removes it.
+   */
+  addTurnState(source: () => string | undefined): () => void {
+    this.#turnStates.add(source);
+    return () => this.#turnStates.delete(source);
   }
 
   /** The tools agents may get. */
@@ -439,24 +566,45 @@ export class Host<M extends HostMcp = HostMcp> {
     const history = new HistoryIndex({
       sessionId: "",
       messages: () => live.session?.messages ?? [],
-      archives: () => loadArchives(p.sessionDir, live.session?.id),
+      // Earlier sessions through the index kept beside them, loaded at the first search.
+      store: { dir: p.sessionDir, currentId: () => live.session?.id },
     });
     const capabilities = new CapabilityHub();
-    if (p.mcp) capabilities.addSource(p.mcp.capabilitySource());
+    const planner = spec.role === "planner";
+    // A subagent inherits nothing implicitly (spec §3.13): no memory, history, goal or
+    // instruction files; its tools are bound to its grant.
+    const child = spec.role === "subagent" ? spec.grant ?? { readOnly: true, depth: 1 } : undefined;
+    if (p.mcp) {
+      const source = p.mcp.capabilitySource();
+      capabilities.addSource(
+        planner
+          ? withoutDestructive(source)
+          : child && needsReadOnlyCapabilities(child)
+          ? onlyReadOnly(source)
+          : source,
+      );
+    }
     const warnings: string[] = [];
     let session: Session;
     let sessionPath: string | undefined;
     let resumed = false;
     let persist: ConstructorParameters<typeof ContextManager>[0]["persist"];
     let restored: { projection?: unknown; failures?: unknown } = {};
+    let restoredGoal: ConstructorParameters<typeof Goals>[0] = {};
     let recordedTools: OfferedTool[] | undefined;
     let recordTools = (_tools: OfferedTool[]) => {};
+    let record = (_record: TranscriptRecord) => {};
     let close = () => {};
     if (spec.transcript === "ephemeral") {
       session = new Session();
     } else {
       const opened = await openSession({
-        dir: p.sessionDir,
+        // Planner sessions live apart, so `--continue` and `sessions list` see the user's.
+        dir: planner
+          ? join(p.sessionDir, "planner")
+          : child
+          ? join(p.sessionDir, "subagents")
+          : p.sessionDir,
         workspace: p.workspaceRoot,
         model: `${resolved.provider.name}/${resolved.model}`,
         resume: spec.transcript?.resume,
@@ -471,6 +619,16 @@ export class Host<M extends HostMcp = HostMcp> {
         failure: (failure) => writer.append({ t: "fail", f: failure }),
       };
       restored = { projection: opened.projection, failures: opened.failures };
+      restoredGoal = {
+        restored: opened.goal,
+        persist: (goal) => {
+          try {
+            writer.append({ t: "goal", g: goal });
+          } catch {
+            // Refused by the disk: it waits in the writer and goes out with the next record.
+          }
+        },
+      };
       recordedTools = opened.tools;
       recordTools = (tools) => {
         try {
@@ -479,6 +637,7 @@ export class Host<M extends HostMcp = HostMcp> {
           // Refused by the disk: it waits in the writer and goes out with the next record.
         }
       };
+      record = (entry) => writer.append(entry);
       close = () => writer.close();
       if (opened.skippedLines > 0) {
         warnings.push(
@@ -496,13 +655,36 @@ export class Host<M extends HostMcp = HostMcp> {
     // resumed session and a new agent on it (`/model`) send the same tool bytes.
     const planned = planTools({ catalogue: p.catalogue, mcp: p.mcp, recorded: recordedTools });
     warnings.push(...planned.warnings);
-    const selected = scoped([
-      ...planned.tools,
-      historyTool(history),
-      // Only a top-level agent may change what is remembered.
-      ...memoryTools(p.facts, { owner: spec.parent === undefined }),
-      useCapabilityTool(capabilities),
-    ], spec.tools);
+    const depth = child?.depth ?? 0;
+    const subagents = this.#subagentRunner();
+    const delegation = !planner && depth < subagents.maxDepth
+      ? [taskTool({
+        runner: subagents,
+        parent: { sessionId: () => live.session?.id, depth },
+        profile: (name) => findProfile(name, { root: p.workspaceRoot, home: p.home }),
+        ephemeral: spec.transcript === "ephemeral",
+      })]
+      : [];
+    const granted = child
+      ? childTools({
+        builtins: planned.tools.filter((t) => !planned.records.has(t)),
+        useCapability: useCapabilityTool(capabilities),
+        grant: child,
+        root: p.workspaceRoot,
+        shell: p.toolContext.shell,
+      })
+      : undefined;
+    const selected = scoped(
+      granted ? [...granted.tools, ...delegation] : scoped([
+        ...planned.tools,
+        historyTool(history),
+        // Only a top-level agent may change what is remembered.
+        ...memoryTools(p.facts, { owner: spec.parent === undefined }),
+        useCapabilityTool(capabilities),
+        ...planner ? [submitPlanTool()] : delegation,
+      ], planner ? { allow: PLANNER_TOOLS } : undefined),
+      spec.tools,
+    );
     // The registry sorts by name, so the order here does not reach the model.
     const registry = new ToolRegistry(selected);
     const offered = selected.flatMap((t) => planned.records.get(t) ?? [])
@@ -517,6 +699,19 @@ export class Host<M extends HostMcp = HostMcp> {
     ) ?? (() => {});
     started = true;
     capabilities.register(toolResultCapability(() => session.messages));
+    // A subagent never inherits the goal (spec §3.7); activation is never restored.
+    const goals = (spec.goals ?? (spec.parent === undefined && !planner))
+      ? new Goals({
+        ...restoredGoal,
+        bounds: {
+          maxRounds: config.agent.max_goal_rounds,
+          tokenBudget: config.agent.goal_token_budget,
+        },
+      })
+      : undefined;
+    for (const capability of goals?.capabilities() ?? []) capabilities.register(capability);
+    // Only a top-level agent hands a plan in; a subagent's gate could not ask anyone anyway.
+    if (spec.parent === undefined) capabilities.register(exitPlanModeCapability(this.planMode));
     const systemPrompt = spec.systemPrompt ?? SYSTEM_PROMPT;
     // A new agent on the same session (a model switch) measures against its last request.
     const topLevel = spec.parent === undefined && spec.transcript !== "ephemeral";
@@ -552,6 +747,12 @@ export class Host<M extends HostMcp = HostMcp> {
       vision: binding.vision,
       references: spec.turn?.references,
       resources: p.resources,
+      readGuard: p.toolContext.readGuard,
+      isolated: child !== undefined,
+      states: () => [
+        ...[...this.#turnStates].flatMap((source) => source() ?? []),
+        ...[goals?.turnBlock()].filter((block) => block !== undefined),
+      ],
     });
     const turnSource = notices.around(turns)!;
     const agent = new Agent({
@@ -560,7 +761,7 @@ export class Host<M extends HostMcp = HostMcp> {
       session,
       registry,
       systemPrompt,
-      toolContext: p.toolContext,
+      toolContext: granted?.shell ? { ...p.toolContext, shell: granted.shell } : p.toolContext,
       maxTurns: c.maxTurns ?? config.agent.max_turns,
       temperature: c.temperature ?? config.agent.temperature,
       reasoningEffort: c.reasoningEffort ?? config.agent.reasoning_effort,
@@ -571,6 +772,7 @@ export class Host<M extends HostMcp = HostMcp> {
       context,
       gate: p.permissions.gate.view(approvals),
       cacheMeter,
+      endsRunOn: planner ? [SUBMIT_PLAN] : undefined,
     });
     if (!this.#lockedDown) {
       // Read-only mode gives up Deno's write permission once the first transcript is open.
@@ -589,10 +791,48 @@ export class Host<M extends HostMcp = HostMcp> {
       agent,
       approvals,
       close: () => {
+        goals?.disarm();
         stopWatching();
         close();
+        // A history index written after a search lands before the process may exit.
+        return history.flush();
       },
+      record,
+      goals,
+      claim: granted?.claim,
     });
+  }
+
+  /**
+   * Runs one subagent through the host's one runner (spec §3.15), for entries other than the
+   * `task` tool (`reasonix subagent try|run`, `/<profile> task`): its events, then its result.
+   */
+  runSubagent(
+    spec: ProfileExecSpec,
+    opts: { signal: AbortSignal },
+  ): AsyncGenerator<AgentEvent, SubagentResult> {
+    return this.#subagentRunner().run(spec, opts);
+  }
+
+  /** A subagent profile by name: the project's skills first, then the user's. */
+  findProfile(name: string): Promise<Profile | undefined> {
+    return findProfile(name, { root: this.#parts.workspaceRoot, home: this.#parts.home });
+  }
+
+  /** The session's subagent runner: one scheduler for every agent of the host. */
+  #subagentRunner(): SubagentRunner {
+    const p = this.#parts;
+    const a = p.config.agent;
+    this.#subagents ??= new SubagentRunner({
+      maker: this as unknown as ChildMaker,
+      root: p.workspaceRoot,
+      workspace: p.toolContext.workspace,
+      maxDepth: a.max_subagent_depth,
+      concurrency: a.max_subagent_concurrency,
+      writers: a.max_parallel_writers,
+      writeCapsule: writeCapsule,
+    });
+    return this.#subagents;
   }
 
   /** Stops MCP servers and releases what the host opened. Idempotent. */

@@ -22,6 +22,8 @@ import {
   withAttachments,
 } from "../references/mod.ts";
 import type { ImageTurns } from "../vision/mod.ts";
+import { workspaceContext } from "../subagent/prompts.ts";
+import type { ReadGuard } from "../../tools/types.ts";
 
 /** What {@linkcode TurnBuilder} reads from. */
 export interface TurnBuilderOptions {
@@ -48,6 +50,19 @@ export interface TurnBuilderOptions {
   references?: boolean;
   /** MCP resources for `@server:uri` references. */
   resources?: McpResourceReader;
+  /** The read tools' guard: `@` references obey `forbid_read` and the read rules too. */
+  readGuard?: ReadGuard;
+  /**
+   * Volatile host state for this turn (the collaboration mode, an active goal), as blocks
+   * appended after the user's text. Read before every turn; never part of the system prompt.
+   */
+  states?: () => readonly string[];
+  /**
+   * A subagent's turn (spec §3.13): the workspace root in a `<workspace-context>` block, the
+   * text and the trusted blocks, and nothing else: no instruction files, recalled memory, host
+   * state or `@` references.
+   */
+  isolated?: boolean;
 }
 
 /**
@@ -91,6 +106,15 @@ export class TurnBuilder implements TurnSource {
     opts: { signal: AbortSignal },
   ): Promise<BuiltTurn> {
     const o = this.#opts;
+    if (o.isolated) {
+      const first = !session.messages.some((m) => m.role === "user");
+      const content = [
+        ...(first ? [workspaceContext(o.workspaceRoot)] : []),
+        input.text,
+        ...input.blocks ?? [],
+      ].join("\n\n");
+      return { content, events: [] };
+    }
     const events: AgentEvent[] = [];
     let text = input.text;
     let images = [...input.images ?? []];
@@ -99,6 +123,8 @@ export class TurnBuilder implements TurnSource {
         root: o.workspaceRoot,
         signal: opts.signal,
         mcp: o.resources,
+        readGuard: o.readGuard,
+        supplied: input.supplied,
       });
       for (const message of resolved.notices) {
         events.push({ type: "notice", level: "warning", message });
@@ -114,7 +140,9 @@ export class TurnBuilder implements TurnSource {
     const parts = [
       ...instructionBlocks(await readInstructionFiles(o.workspaceRoot), view),
       decorateUserTurn(text, view, this.environment()),
+      ...input.blocks ?? [],
     ];
+    for (const block of o.states?.() ?? []) parts.push(block);
     if (o.facts) {
       const recalled = recallBlock(await o.facts.list().catch(() => []), input.text);
       if (recalled) parts.push(recalled);

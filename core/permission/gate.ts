@@ -23,6 +23,9 @@ import {
   userDeniedMessage,
 } from "./messages.ts";
 import { entryPath, moveViolation } from "./read_guard.ts";
+import { plainCommand, planModeMessage, planModeRefusal } from "./plan_guard.ts";
+import { planArgument } from "../plan/exit_plan.ts";
+import { EXIT_PLAN_MODE, PlanMode } from "../plan/state.ts";
 import type { Policy, PolicyCall, Verdict } from "./policy.ts";
 import { isWithin } from "../../tools/paths.ts";
 import type { Workspace } from "../../tools/workspace/types.ts";
@@ -42,6 +45,8 @@ export interface PermissionGateOptions {
   workspace?: Workspace;
   /** Asks a human; absent in headless runs and subagents, which then fail closed. */
   broker?: ApprovalBroker;
+  /** The host's plan mode; default a new one (off). Every view of the gate shares it. */
+  plan?: PlanMode;
 }
 
 type Emit = (event: AgentEvent) => void;
@@ -53,6 +58,8 @@ interface SessionGrants {
   names: Set<string>;
   /** Approval requests asked so far, so ids stay unique across every view of the gate. */
   requests: number;
+  /** Plan mode, host-wide: a view or a subagent's gate sees the same state. */
+  plan: PlanMode;
 }
 
 /** Implements `ToolGate` over a {@linkcode Policy}, session grants and an optional broker. */
@@ -72,8 +79,18 @@ export class PermissionGate implements ToolGate {
 
   constructor(opts: PermissionGateOptions, grants?: SessionGrants) {
     this.#opts = opts;
-    this.#grants = grants ??
-      { commands: new Set(), dirs: new Set(), names: new Set(), requests: 0 };
+    this.#grants = grants ?? {
+      commands: new Set(),
+      dirs: new Set(),
+      names: new Set(),
+      requests: 0,
+      plan: opts.plan ?? new PlanMode(),
+    };
+  }
+
+  /** Plan mode, shared by every view of this gate and the headless gates made from it. */
+  get plan(): PlanMode {
+    return this.#grants.plan;
   }
 
   /**
@@ -95,6 +112,7 @@ export class PermissionGate implements ToolGate {
       dirs: new Set(),
       names: new Set(),
       requests: this.#grants.requests,
+      plan: this.#grants.plan,
     });
     for (const c of this.#commands) gate.#commands.add(c);
     for (const d of this.#dirs) gate.#dirs.add(d);
@@ -107,7 +125,7 @@ export class PermissionGate implements ToolGate {
     return this.#opts.policy.preset.name;
   }
 
-  async check({ tool, access, signal, callId, emit }: GateRequest): Promise<GateDecision> {
+  async check({ tool, args, access, signal, callId, emit }: GateRequest): Promise<GateDecision> {
     const { policy, scope, workspaceRoot: root, workspace } = this.#opts;
     const preset = policy.preset;
     // Every outcome is reported as a permission event; a refusal always says why.
@@ -170,6 +188,17 @@ export class PermissionGate implements ToolGate {
       );
     }
 
+    // Plan mode refuses before anything asks: a plan is approved by a person, and while
+    // planning writers do not run, whatever the preset or the rules say.
+    const plan = this.#grants.plan;
+    if (family === EXIT_PLAN_MODE) {
+      return await this.#planApproval({ call, args, plan, finish, emit, signal, callId });
+    }
+    if (plan.active) {
+      const why = planModeRefusal(call, { extraWriteDirs: extraDirs.length > 0 });
+      if (why) return finish("deny", "plan mode", planModeMessage(call, why));
+    }
+
     const recursive = family !== "Read";
     for (const path of call.reads) {
       const by = scope.forbiddenBy(path, recursive);
@@ -207,6 +236,19 @@ export class PermissionGate implements ToolGate {
       if (grant) {
         decision = "allow";
         rule = `session grant: ${grant}`;
+      }
+    }
+
+    // The short window after an approved plan runs the plan's edits and plain commands that
+    // the preset would ask about. It never answers an ask rule, a control file, a wider write
+    // scope (checked below), a further plan or a nested or indirect command.
+    if (decision === "ask" && verdict.source === "preset" && plan.windowOpen) {
+      const covered = call.command === undefined
+        ? verdict.kind === "edit"
+        : this.#opts.shellSandboxed && plainCommand(call.command);
+      if (covered) {
+        decision = "allow";
+        rule = "approved plan";
       }
     }
 
@@ -282,6 +324,82 @@ export class PermissionGate implements ToolGate {
     if (choice === "deny") return finish("ask", rule, userDeniedMessage(call, root));
     if (choice === "session") sessionScope.grant();
     return finish("ask", rule);
+  }
+
+  /**
+   * `exit_plan_mode`: only a person approves a plan. Explicit deny rules still refuse it; no
+   * preset, allow rule, session grant or approved-plan window answers for the user, and
+   * without a broker it is refused.
+   */
+  async #planApproval(o: {
+    call: PolicyCall;
+    args: unknown;
+    plan: PlanMode;
+    finish: (
+      decision: PermissionDecision,
+      rule: string | undefined,
+      reason?: string,
+    ) => GateDecision;
+    emit: Emit;
+    signal: AbortSignal;
+    callId: string;
+  }): Promise<GateDecision> {
+    const { call, plan, finish } = o;
+    const RULE = "plan approval";
+    // A revised plan in the window after an approval is asked about again, like the first.
+    if (!plan.active && !plan.windowOpen) {
+      return finish(
+        "deny",
+        RULE,
+        "Plan mode is not on, so there is no plan to approve; carry on with the task.",
+      );
+    }
+    const text = planArgument(o.args) ??
+      planArgument((o.args as { arguments?: unknown } | null)?.arguments);
+    if (text === undefined) {
+      return finish(
+        "deny",
+        RULE,
+        `${EXIT_PLAN_MODE} needs the plan as Markdown in "plan"; nothing was shown to the user.`,
+      );
+    }
+    const policy = this.#opts.policy;
+    const verdict = policy.decide(call);
+    if (verdict.source === "deny") {
+      return finish(
+        "deny",
+        verdict.rule,
+        denyMessage({ verdict, call, preset: policy.preset, root: this.#opts.workspaceRoot }),
+      );
+    }
+    const broker = this.#opts.broker;
+    if (!broker) {
+      return finish(
+        "ask",
+        RULE,
+        "A person must approve the plan, and no one can be asked here (a headless run or a " +
+          "subagent), so it was not approved and plan mode stays on. Give the plan as your " +
+          "answer instead; the user approves it in an interactive session (reasonix, then " +
+          "/plan) or leaves plan mode.",
+      );
+    }
+    const choice = await this.#ask(broker, o, {
+      kind: "plan",
+      tool: call.tool,
+      summary: "Approve this plan and start carrying it out?",
+      detail: text,
+    });
+    if (choice === "deny") {
+      plan.refuse(text);
+      return finish(
+        "ask",
+        RULE,
+        "The user did not approve the plan and wants you to keep planning: plan mode stays " +
+          "on. Ask what should change or revise the plan, then present it again.",
+      );
+    }
+    plan.grantApproval(text);
+    return finish("ask", RULE);
   }
 
   async #ask(

@@ -4,7 +4,13 @@
  *
  * @module
  */
-export type { Attachment, McpResourceReader, ResolvedReferences, ResolveOptions } from "./types.ts";
+export type {
+  Attachment,
+  McpResourceReader,
+  ResolvedReferences,
+  ResolveOptions,
+  SuppliedText,
+} from "./types.ts";
 export {
   candidateTargets,
   findReferenceTokens,

@@ -62,12 +62,17 @@ export interface DirectoryListing {
 
 /**
  * Lists `dir` depth-first in name order: each directory's contents follow it, indented two
- * spaces per level. Noise (`.git`, `node_modules`, …) is skipped and symlinks are not
- * followed. Stops after `maxEntries` entries.
+ * spaces per level. Noise (`.git`, `node_modules`, …) and what `hide` names are skipped, and
+ * symlinks are not followed. Stops after `maxEntries` entries.
  */
 export async function listDirectory(
   dir: string,
-  opts: { maxEntries: number; signal?: AbortSignal },
+  opts: {
+    maxEntries: number;
+    signal?: AbortSignal;
+    /** Entries (by their path under `dir`) left out of the listing and not descended into. */
+    hide?: (path: string) => boolean;
+  },
 ): Promise<DirectoryListing> {
   const lines: string[] = [];
   let truncated = false;
@@ -75,7 +80,7 @@ export async function listDirectory(
     opts.signal?.throwIfAborted();
     const entries: Deno.DirEntry[] = [];
     for await (const entry of Deno.readDir(path)) {
-      if (!isNoise(entry.name)) entries.push(entry);
+      if (!isNoise(entry.name) && !opts.hide?.(join(path, entry.name))) entries.push(entry);
     }
     entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     for (const entry of entries) {

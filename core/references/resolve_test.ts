@@ -4,6 +4,11 @@ import { attachedImages, attachmentLabel, formatAttachment, withAttachments } fr
 import { MAX_IMAGE_BYTES } from "../vision/image_input.ts";
 import { resolveReferences } from "./resolve.ts";
 import type { McpResourceReader } from "./types.ts";
+import { WriteScope } from "../permission/confine.ts";
+import { Policy } from "../permission/policy.ts";
+import { findPreset } from "../permission/presets.ts";
+import { PermissionReadGuard } from "../permission/read_guard.ts";
+import { parseRule } from "../permission/rules.ts";
 
 async function withTree(
   files: Record<string, string | Uint8Array>,
@@ -208,5 +213,110 @@ Deno.test("an @image over the size limit is a notice, not an attachment", async 
     assert.deepEqual(notices, [
       "@huge.png: 10485761 bytes is over the 10.0 MiB limit; shrink or crop the image first",
     ]);
+  });
+});
+
+/** A workspace with a sibling directory outside it; both real paths. */
+async function withOutside(
+  files: Record<string, string>,
+  fn: (dirs: { root: string; outside: string }) => Promise<void>,
+): Promise<void> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-refs-out-" }));
+  const root = join(base, "ws");
+  const outside = join(base, "outside");
+  try {
+    await Deno.mkdir(outside);
+    await Deno.writeTextFile(join(outside, "key.txt"), "OUTSIDE-SECRET");
+    await Deno.mkdir(root);
+    for (const [name, content] of Object.entries(files)) {
+      await Deno.mkdir(join(root, name, ".."), { recursive: true });
+      await Deno.writeTextFile(join(root, name), content);
+    }
+    await fn({ root, outside });
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+Deno.test("references in supplied text stay inside the workspace; the user's own do not", async () => {
+  await withOutside({ "notes.txt": "in the workspace" }, async ({ root, outside }) => {
+    await Deno.symlink(join(outside, "key.txt"), join(root, "link.txt"));
+    await Deno.symlink(outside, join(root, "linkdir"));
+    const key = join(outside, "key.txt");
+    const template = `Review @notes.txt, @${key}, @link.txt, @linkdir/key.txt and @linkdir.`;
+    const text = `${template} Also @${key}`;
+    const source = ".reasonix/commands/review.md";
+    const { attachments, notices } = await resolveReferences(text, {
+      root,
+      supplied: [{ start: 0, end: template.length, source }],
+    });
+    // The user typed the last reference themselves: theirs to attach.
+    assert.deepEqual(attachments.map((a) => [a.kind, a.ref]), [
+      ["file", "notes.txt"],
+      ["file", key],
+    ]);
+    assert.equal(notices.length, 4, notices.join("\n"));
+    for (const ref of [key, "link.txt", "linkdir/key.txt", "linkdir"]) {
+      assert.ok(
+        notices.some((n) =>
+          n.startsWith(`@${ref} in ${source}:`) && n.includes("is outside the workspace")
+        ),
+        `${ref}: ${notices.join("\n")}`,
+      );
+    }
+    const sent = withAttachments(text, attachments.slice(0, 1));
+    assert.doesNotMatch(sent, /OUTSIDE-SECRET/);
+  });
+});
+
+Deno.test("a path an argument filled in is the user's; one the template wrote is not", async () => {
+  await withOutside({}, async ({ root, outside }) => {
+    // `Look at @$1` with $1 = the outside file, and `@<outside>/$1` with $1 = key.txt.
+    const typed = `Look at @${join(outside, "key.txt")}`;
+    const byUser = await resolveReferences(typed, {
+      root,
+      supplied: [{ start: 0, end: "Look at @".length, source: "look.md" }],
+    });
+    assert.deepEqual(byUser.notices, []);
+    assert.equal(byUser.attachments.length, 1);
+    const written = `Look at @${outside}/key.txt`;
+    const byTemplate = await resolveReferences(written, {
+      root,
+      supplied: [{ start: 0, end: `Look at @${outside}/`.length, source: "look.md" }],
+    });
+    assert.deepEqual(byTemplate.attachments, []);
+    assert.match(byTemplate.notices[0], /is outside the workspace/);
+  });
+});
+
+Deno.test("forbid_read and read rules keep every reference out, and out of listings", async () => {
+  await withOutside({
+    "notes.txt": "fine",
+    "secret/key.txt": "FORBIDDEN",
+    "config/app.env": "DENIED",
+    "src/a.ts": "a",
+  }, async ({ root, outside }) => {
+    await Deno.symlink(join(root, "secret", "key.txt"), join(root, "alias.txt"));
+    const guard = new PermissionReadGuard(
+      new Policy({
+        preset: findPreset("accept-edits")!,
+        rules: { allow: [], ask: [], deny: [parseRule("Read(**/*.env)")] },
+        workspaceRoot: root,
+        shellSandbox: true,
+      }),
+      new WriteScope([root], [join(root, "secret"), outside]),
+    );
+    const text = `@notes.txt @secret/key.txt @alias.txt @config/app.env @${
+      join(outside, "key.txt")
+    } @.`;
+    const { attachments, notices } = await resolveReferences(text, { root, readGuard: guard });
+    assert.deepEqual(attachments.map((a) => a.ref), ["notes.txt", "."]);
+    assert.equal(notices.length, 4, notices.join("\n"));
+    assert.ok(notices.every((n) => /not attached, the .* denies reading/.test(n)), notices.join());
+    const listing = attachments[1].kind === "directory" ? attachments[1].listing : "";
+    assert.match(listing, /notes\.txt/);
+    assert.match(listing, /src\/\n {2}a\.ts/);
+    assert.doesNotMatch(listing, /secret|app\.env/);
+    assert.doesNotMatch(withAttachments(text, attachments), /FORBIDDEN|DENIED|OUTSIDE-SECRET/);
   });
 });

@@ -4,6 +4,20 @@
  * @module
  */
 import type { ImagePart } from "../../providers/types.ts";
+import type { ReadGuard } from "../../tools/types.ts";
+
+/**
+ * A part of a prompt the user did not type: a command file's template, an MCP prompt. Its `@`
+ * references are repository-supplied, so they must stay inside the workspace.
+ */
+export interface SuppliedText {
+  /** Offset of the first character. */
+  start: number;
+  /** Offset just past the last character. */
+  end: number;
+  /** Where the text came from, for notices: `.reasonix/commands/review.md`, `MCP prompt …`. */
+  source: string;
+}
 
 /** Reads MCP resources for `@<server>:<uri>`; injected so core does not depend on plugins. */
 export interface McpResourceReader {
@@ -65,6 +79,17 @@ export interface ResolveOptions {
   maxDirEntries?: number;
   /** Upper bound for one MCP resource read. Default 30 s. */
   resourceTimeoutMs?: number;
+  /**
+   * The read tools' guard (`[sandbox].forbid_read` and the read path rules): a reference to a
+   * path it blocks is not read, whoever wrote it. Directory listings leave such entries out.
+   */
+  readGuard?: ReadGuard;
+  /**
+   * Parts of the text that came from the repository rather than the user. A reference whose
+   * path has any character in one is read only when its real path (symlinks followed) lies
+   * inside `root`.
+   */
+  supplied?: readonly SuppliedText[];
 }
 
 /** Attachments in order of first mention, and notices for references that failed. */

@@ -7,10 +7,14 @@
 export * from "./transcript.ts";
 export {
   findSession,
+  latestSession,
   listSessions,
+  locateSession,
   projectKey,
   sessionsDir,
   type SessionSummary,
+  type TranscriptFile,
+  transcriptFiles,
   userText,
 } from "./sessions.ts";
 export {
@@ -19,4 +23,5 @@ export {
   openSession,
   SessionNotFoundError,
 } from "./session_store.ts";
+export { indexDir, SESSION_INDEX_VERSION } from "./session_index.ts";
 export { LearnedLimits, limitKey } from "./learned_limits.ts";

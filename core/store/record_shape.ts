@@ -7,6 +7,7 @@
  */
 import type { Message } from "../../providers/types.ts";
 import type {
+  GoalRecord,
   MaintenanceFailure,
   OfferedTool,
   ProjectionRecord,
@@ -80,4 +81,17 @@ export function isOfferedTools(v: unknown): v is OfferedTool[] {
 /** A reference into the session's raw file. */
 export function isRawRef(v: unknown): v is RawRef {
   return isObject(v) && isCount(v.o) && isCount(v.n);
+}
+
+const GOAL_STATUSES = new Set(["active", "paused", "complete", "blocked"]);
+const PAUSERS = new Set(["user", "model", "bound", "error"]);
+
+/** A goal projection (`null` is a cleared goal). */
+export function isGoalRecord(v: unknown): v is GoalRecord | null {
+  return v === null ||
+    (isObject(v) && isString(v.id) && v.id !== "" && isCount(v.revision) &&
+      isString(v.objective) && GOAL_STATUSES.has(v.status as string) && isCount(v.rounds) &&
+      isCount(v.tokens) && isCount(v.requests) && optional(v.reason, isString) &&
+      optional(v.pausedBy, (p) => PAUSERS.has(p as string)) && isObject(v.since) &&
+      isCount(v.since.rounds) && isCount(v.since.tokens));
 }

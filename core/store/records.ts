@@ -73,6 +73,36 @@ export interface RawRef {
   n: number;
 }
 
+/** Where a goal is: `active` (the driver may admit rounds), or stopped in one of three ways. */
+export type GoalStatus = "active" | "paused" | "complete" | "blocked";
+
+/**
+ * A goal as the session's `goal` projection records it (Goal mode, spec §3.7). Activation
+ * (whether the driver may run it in this process) is never recorded.
+ */
+export interface GoalRecord {
+  /** Stable for the goal's life. */
+  id: string;
+  /** Increases with every change of objective or status; updates must name the current one. */
+  revision: number;
+  /** What done means, in the user's or the model's words. */
+  objective: string;
+  /** Where the goal is. */
+  status: GoalStatus;
+  /** Rounds the goal driver admitted. */
+  rounds: number;
+  /** Prompt + completion tokens of those rounds. */
+  tokens: number;
+  /** Real provider requests of those rounds. */
+  requests: number;
+  /** Why it is paused, blocked or complete, in words. */
+  reason?: string;
+  /** Who paused it: the user, the model, a bound or an error. */
+  pausedBy?: "user" | "model" | "bound" | "error";
+  /** `rounds` and `tokens` when it was last made active: the bounds count from here. */
+  since: { rounds: number; tokens: number };
+}
+
 /** One line of a transcript. */
 export type TranscriptRecord =
   | { t: "session"; v: number; meta: SessionMeta }
@@ -81,4 +111,18 @@ export type TranscriptRecord =
   | { t: "proj"; p: ProjectionRecord }
   | { t: "fail"; f: MaintenanceFailure }
   /** The MCP tools the session offers from here on; the last record wins. */
-  | { t: "tools"; tools: OfferedTool[] };
+  | { t: "tools"; tools: OfferedTool[] }
+  /** The session's goal from here on (`null`: cleared); the last record wins. */
+  | { t: "goal"; g: GoalRecord | null }
+  /**
+   * An incomplete turn was rolled back: messages from index `to` on are void, with the
+   * projection and failures recorded after them (a failed planner turn).
+   */
+  | { t: "rollback"; to: number }
+  /** How a user turn was routed (spec §3.5); never the user's text. */
+  | { t: "route"; route: string; reason: string; plan?: string }
+  /** A plan and where it stands; the last record of a plan id wins. */
+  | { t: "plan"; id: string; status: PlanStatus; plan: unknown };
+
+/** Where a submitted plan stands: waiting for approval, approved, rejected or saved only. */
+export type PlanStatus = "pending" | "approved" | "rejected" | "saved";

@@ -7,8 +7,9 @@
 import { ReasonixError } from "../../errors.ts";
 import type { Message } from "../../providers/types.ts";
 import { Session } from "../agent/session.ts";
-import { findSession, listSessions } from "./sessions.ts";
+import { latestSession, locateSession } from "./sessions.ts";
 import {
+  type GoalRecord,
   type MaintenanceFailure,
   type OfferedTool,
   type ProjectionRecord,
@@ -35,6 +36,11 @@ export interface OpenedSession {
    * transcript written before tools were recorded.
    */
   tools?: OfferedTool[];
+  /**
+   * The goal a resumed session recorded last (Goal mode). Its activation is not recorded: the
+   * caller restores it disarmed.
+   */
+  goal?: GoalRecord;
   resumed: boolean;
   /** Tool calls given an "interrupted" result on resume. */
   repaired: number;
@@ -88,20 +94,21 @@ export async function openSession(opts: {
 
   let path: string;
   if (opts.resume === "latest") {
-    const latest = (await listSessions(opts.dir))[0];
+    // By modification time: only the chosen transcript is read.
+    const latest = await latestSession(opts.dir);
     if (!latest) {
       throw new SessionNotFoundError(
         `no session to continue in ${opts.workspace}; start one without --continue`,
       );
     }
-    path = latest.path;
+    path = latest;
   } else {
     if (opts.resume.trim() === "") {
       throw new SessionNotFoundError(
         "--resume needs a session id or id prefix; see `reasonix sessions list`",
       );
     }
-    const found = await findSession(opts.dir, opts.resume);
+    const found = await locateSession(opts.dir, opts.resume);
     if (found === "ambiguous") {
       throw new SessionNotFoundError(
         `session id prefix "${opts.resume}" matches several sessions; give more of the id ` +
@@ -113,7 +120,7 @@ export async function openSession(opts: {
         `no session "${opts.resume}" in ${opts.workspace}; see \`reasonix sessions list\``,
       );
     }
-    path = found.path;
+    path = found;
   }
 
   const writer = await TranscriptWriter.open(path);
@@ -147,6 +154,7 @@ export async function openSession(opts: {
       projection: loaded.projection,
       failures: loaded.failures,
       ...(loaded.tools ? { tools: loaded.tools } : {}),
+      ...(loaded.goal ? { goal: loaded.goal } : {}),
       resumed: true,
       repaired: open.length,
       skippedLines: loaded.skippedLines,

@@ -15,6 +15,7 @@ import type { Message } from "../../providers/types.ts";
 import { ReasonixError } from "../../errors.ts";
 import {
   isFailure,
+  isGoalRecord,
   isMessage,
   isMeta,
   isOfferedTools,
@@ -22,8 +23,10 @@ import {
   isRawRef,
 } from "./record_shape.ts";
 import {
+  type GoalRecord,
   type MaintenanceFailure,
   type OfferedTool,
+  type PlanStatus,
   type ProjectionRecord,
   type RawRef,
   type SessionMeta,
@@ -32,6 +35,8 @@ import {
 } from "./records.ts";
 
 export {
+  type GoalRecord,
+  type GoalStatus,
   type MaintenanceFailure,
   type OfferedTool,
   type ProjectionRecord,
@@ -51,6 +56,10 @@ export interface LoadedTranscript {
   failures: MaintenanceFailure[];
   /** The MCP tools the session last offered; absent in transcripts older than the record. */
   tools?: OfferedTool[];
+  /** The session's goal, from its last `goal` record; absent when it never had one or cleared it. */
+  goal?: GoalRecord;
+  /** The session's last plan record (Coordinator handoffs); the plan body is unchecked. */
+  plan?: { id: string; status: PlanStatus; plan: unknown };
   /** Lines that could not be parsed (a torn last line, or damage). */
   skippedLines: number;
 }
@@ -68,6 +77,7 @@ export class TranscriptError extends ReasonixError {
 }
 
 const encoder = new TextEncoder();
+const PLAN_STATUSES: readonly string[] = ["pending", "approved", "rejected", "saved"];
 
 /** The raw-content file of the transcript at `path`: `<id>.raw` beside `<id>.jsonl`. */
 export function rawPath(path: string): string {
@@ -86,9 +96,12 @@ export function parseTranscript(
   const decoder = new TextDecoder();
   let meta: SessionMeta | undefined;
   const messages: Message[] = [];
-  let projection: ProjectionRecord | undefined;
-  const failures: MaintenanceFailure[] = [];
   let tools: OfferedTool[] | undefined;
+  let goal: GoalRecord | null = null;
+  // Projections and failures with the message count they were recorded at, for rollbacks.
+  const projections: { at: number; p: ProjectionRecord }[] = [];
+  const failed: { at: number; f: MaintenanceFailure }[] = [];
+  let plan: { id: string; status: PlanStatus; plan: unknown } | undefined;
   let skippedLines = 0;
   let version = TRANSCRIPT_VERSION;
   for (const line of text.split("\n")) {
@@ -116,23 +129,54 @@ export function parseTranscript(
         } else skippedLines++;
         break;
       case "proj":
-        if (isProjection(record.p)) projection = record.p;
+        if (isProjection(record.p)) projections.push({ at: messages.length, p: record.p });
         else skippedLines++;
         break;
       case "fail":
-        if (isFailure(record.f)) failures.push(record.f);
+        if (isFailure(record.f)) failed.push({ at: messages.length, f: record.f });
         else skippedLines++;
+        break;
+      case "rollback":
+        if (Number.isInteger(record.to) && record.to >= 0 && record.to <= messages.length) {
+          messages.length = record.to;
+          while ((projections.at(-1)?.at ?? 0) > record.to) projections.pop();
+          while ((failed.at(-1)?.at ?? 0) > record.to) failed.pop();
+        } else skippedLines++;
+        break;
+      case "route":
+        // Recorded for audit and `--json`; nothing to restore.
+        break;
+      case "plan":
+        if (typeof record.id === "string" && PLAN_STATUSES.includes(record.status)) {
+          plan = { id: record.id, status: record.status, plan: record.plan };
+        } else skippedLines++;
         break;
       case "tools":
         if (isOfferedTools(record.tools)) tools = record.tools;
+        else skippedLines++;
+        break;
+      case "goal":
+        if (isGoalRecord(record.g)) goal = record.g;
         else skippedLines++;
         break;
       default:
         skippedLines++;
     }
   }
+  const projection = projections.at(-1)?.p;
+  const failures = failed.map((entry) => entry.f);
   return meta
-    ? { meta, version, messages, projection, failures, ...(tools ? { tools } : {}), skippedLines }
+    ? {
+      meta,
+      version,
+      messages,
+      projection,
+      failures,
+      ...(plan ? { plan } : {}),
+      ...(tools ? { tools } : {}),
+      ...(goal ? { goal } : {}),
+      skippedLines,
+    }
     : undefined;
 }
 

@@ -126,9 +126,8 @@ function classify(error: unknown): Classified {
     const status = typeof error.code === "number" ? error.code : undefined;
     if (status === 401) return { errorClass: "auth_required", httpStatus: status };
     if (status === 403) return { errorClass: "auth_failed", httpStatus: status };
-    if (status === 404 && error instanceof StreamableHTTPError) {
-      return { errorClass: "session_expired", httpStatus: status };
-    }
+    // A 404 is an expiry only for a session the server established; the supervisor, which
+    // knows whether it had one, says so with its own error.
     if (status !== undefined) return { errorClass: "http_status", httpStatus: status };
     return { errorClass: "network" };
   }
@@ -153,7 +152,10 @@ function classify(error: unknown): Classified {
   return { errorClass: "protocol" };
 }
 
-/** Whether an established Streamable HTTP session was answered with 404 (expired). */
+/**
+ * Whether a Streamable HTTP request was answered with 404. Only for a session the server gave
+ * an id does that mean it expired (the caller knows whether it had one).
+ */
 export function isSessionExpired(error: unknown): boolean {
   return error instanceof StreamableHTTPError && error.code === 404;
 }
@@ -164,6 +166,18 @@ export function isConnectionLoss(error: unknown): boolean {
   if (error instanceof StreamableHTTPError || error instanceof SseError) return false;
   const c = classifyError(error).errorClass;
   return c === "network" || c === "connection_closed";
+}
+
+/**
+ * Whether the connection was refused before any request was sent: the server cannot have run
+ * it. Deno's fetch names the refusal in the message of its error's cause.
+ */
+export function isRefused(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 4; e = (e as Error).cause, depth++) {
+    if (e instanceof Deno.errors.ConnectionRefused || codeOf(e) === "ECONNREFUSED") return true;
+    if (e instanceof Error && /\bconnection refused\b/i.test(e.message)) return true;
+  }
+  return false;
 }
 
 /** Whether the request needs (new) authorization. */

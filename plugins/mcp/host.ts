@@ -19,7 +19,13 @@ import type { CallToolResult } from "./sdk.ts";
 import { type McpClientCustomization, openSession } from "./session.ts";
 import { type CallOptions, ServerSupervisor, type SupervisorContext } from "./supervisor.ts";
 import { stripControl } from "./text.ts";
-import { isReadOnly, mcpCapability, mcpTool, recordedMcpTool } from "./tool_adapter.ts";
+import {
+  isReadOnly,
+  mcpCapability,
+  mcpTool,
+  recordedMcpTool,
+  unlistedMcpCapability,
+} from "./tool_adapter.ts";
 import { canonicalize } from "../../tools/canonical.ts";
 import type {
   McpPromptCommand,
@@ -326,9 +332,24 @@ export class McpHost {
     );
   }
 
-  /** Every live MCP tool as a `use_capability` capability. */
+  /**
+   * Every live MCP tool as a `use_capability` capability. An id `mcp:<server>:<tool>` of a
+   * declared server that is not ready resolves too: its call waits for the server, and one that
+   * failed to start gets a fresh attempt.
+   */
   capabilitySource(): CapabilitySource {
     return {
+      resolve: (id) => {
+        if (!id.startsWith("mcp:")) return undefined;
+        const colon = id.indexOf(":", 4);
+        if (colon < 0 || colon === id.length - 1) return undefined;
+        const supervisor = this.#supervisors.get(id.slice(4, colon));
+        // A ready server lists its tools: an id it does not list names no tool.
+        if (!supervisor || supervisor.session || !supervisor.spec) return undefined;
+        return unlistedMcpCapability(supervisor, id.slice(colon + 1), {
+          callTimeoutMs: this.#opts.callTimeoutMs,
+        });
+      },
       list: (): Capability[] => {
         const out: Capability[] = [];
         for (const name of this.names()) {

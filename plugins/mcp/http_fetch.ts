@@ -6,7 +6,10 @@
  *   configured headers nor credentials (`Authorization`, cookies, `Mcp-Session-Id`);
  * - the network proxy from the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`,
  *   `NO_PROXY`) is applied explicitly, so it holds for the environment Reasonix was given;
- * - the Streamable HTTP listener (GET) is observed, so the supervisor knows its phase.
+ * - the Streamable HTTP listener (GET) is observed, so the supervisor knows its phase;
+ * - an event stream answering a POST request that breaks off or ends without the answer (and
+ *   without an event id to resume from) gets an error answer for that request appended, so
+ *   exactly that call fails at once instead of waiting for its timeout.
  *
  * @module
  */
@@ -20,10 +23,11 @@ export type FetchObservation =
   /** An open GET stream ended or broke. */
   | { kind: "listener_end" }
   /**
-   * The event stream answering a POST broke off (not a clean end). `resumable`: the server had
-   * sent an event id, so the SDK resumes it with `Last-Event-ID`.
+   * The event stream answering a POST request ended without its answer and without an event id
+   * to resume from (`broken`: it broke off rather than ended). Its request was failed at once
+   * (see {@link streamFailureOf}); the session and every other request go on.
    */
-  | { kind: "post_stream_broken"; resumable: boolean }
+  | { kind: "post_stream_unanswered"; broken: boolean }
   /** A request failed below HTTP. */
   | { kind: "network_error"; method: string };
 
@@ -128,7 +132,6 @@ function isInitializedPost(method: string, body: BodyInit | null | undefined): b
 function tapBody(
   body: ReadableStream<Uint8Array>,
   onEnd: (broken: boolean) => void,
-  onChunk?: (chunk: Uint8Array) => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let ended = false;
@@ -146,7 +149,6 @@ function tapBody(
           controller.close();
           end(false);
         } else {
-          onChunk?.(value);
           controller.enqueue(value);
         }
       } catch (error) {
@@ -159,6 +161,122 @@ function tapBody(
       return reader.cancel(reason);
     },
   });
+}
+
+/** JSON-RPC error code of the answer appended for a request whose stream failed. */
+export const STREAM_FAILURE_CODE = -32099;
+
+/** How the response stream of a request failed, when its error is the appended answer. */
+export type StreamFailure = "broken" | "ended";
+
+/** Which stream failure an error reports, if it is the answer this fetch appended. */
+export function streamFailureOf(error: unknown): StreamFailure | undefined {
+  const e = error as { code?: unknown; data?: { reasonix_stream?: unknown } } | undefined;
+  if (e?.code !== STREAM_FAILURE_CODE) return undefined;
+  const kind = e.data?.reasonix_stream;
+  return kind === "broken" || kind === "ended" ? kind : undefined;
+}
+
+/** The id of the one JSON-RPC request a POST body carries, if it is one. */
+function requestIdOf(body: BodyInit | null | undefined): string | number | undefined {
+  if (typeof body !== "string") return undefined;
+  try {
+    const m = JSON.parse(body);
+    if (Array.isArray(m) || typeof m?.method !== "string") return undefined;
+    return typeof m.id === "string" || typeof m.id === "number" ? m.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Passes the event stream answering request `id` through, watching for its answer and for an
+ * event id. When it ends or breaks off without either, an error answer for `id` is appended:
+ * the SDK would otherwise wait for an answer that can no longer come until the call timeout.
+ */
+function guardAnswer(
+  body: ReadableStream<Uint8Array>,
+  id: string | number,
+  onUnanswered: (broken: boolean) => void,
+): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let pending = "";
+  let data: string[] = [];
+  let answered = false;
+  let resumable = false;
+  const scan = (text: string) => {
+    pending += text;
+    let at: number;
+    while ((at = pending.indexOf("\n")) >= 0) {
+      const line = pending.slice(0, at).replace(/\r$/, "");
+      pending = pending.slice(at + 1);
+      if (line === "") {
+        if (data.length && !answered) answered = answers(data.join("\n"), id);
+        data = [];
+      } else if (line.startsWith("data:")) {
+        data.push(line.slice(line[5] === " " ? 6 : 5));
+      } else if (line.startsWith("id:") && line.slice(3).trim() !== "") {
+        resumable = true;
+      }
+    }
+  };
+  const finish = (controller: ReadableStreamDefaultController<Uint8Array>, broken: boolean) => {
+    onUnanswered(broken);
+    const message = broken
+      ? "the response stream of this call broke off before its answer"
+      : "the server ended the response stream of this call without an answer";
+    const answer = {
+      jsonrpc: "2.0",
+      id,
+      error: {
+        code: STREAM_FAILURE_CODE,
+        message,
+        data: { reasonix_stream: broken ? "broken" : "ended" },
+      },
+    };
+    // The blank lines end whatever event the stream left unfinished.
+    controller.enqueue(
+      new TextEncoder().encode(`\n\nevent: message\ndata: ${JSON.stringify(answer)}\n\n`),
+    );
+    controller.close();
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        // An abort is the client's own doing (closing the session); a resumable stream is the
+        // SDK's to resume.
+        const aborted = error instanceof DOMException && error.name === "AbortError";
+        if (answered || resumable || aborted) controller.error(error);
+        else finish(controller, true);
+        return;
+      }
+      if (chunk.done) {
+        scan(decoder.decode() + "\n");
+        if (answered || resumable) controller.close();
+        else finish(controller, false);
+        return;
+      }
+      scan(decoder.decode(chunk.value, { stream: true }));
+      controller.enqueue(chunk.value);
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+}
+
+function answers(data: string, id: string | number): boolean {
+  try {
+    const m = JSON.parse(data);
+    const list = Array.isArray(m) ? m : [m];
+    return list.some((x) => x?.id === id && ("result" in x || "error" in x));
+  } catch {
+    return false;
+  }
 }
 
 /** Builds the per-server fetch. */
@@ -231,21 +349,14 @@ export function createMcpFetch(opts: McpFetchOptions): McpFetch {
     }
     if (initialized) opts.observe?.({ kind: "initialized", status: response.status });
     const eventStream = (response.headers.get("content-type") ?? "").includes("text/event-stream");
-    if (method === "POST" && response.ok && eventStream && response.body && opts.observe) {
-      // A request's stream that breaks off before its answer leaves the request pending;
-      // unless the server made it resumable, the supervisor treats that as a lost link.
-      let resumable = false;
-      const decoder = new TextDecoder();
-      const body = tapBody(
-        response.body,
-        (broken) => {
-          if (broken) opts.observe?.({ kind: "post_stream_broken", resumable });
-        },
-        (chunk) => {
-          if (!resumable && /(^|\n)id:/.test(decoder.decode(chunk, { stream: true }))) {
-            resumable = true;
-          }
-        },
+    const id = method === "POST" && response.ok && eventStream && response.body
+      ? requestIdOf(init.body)
+      : undefined;
+    if (id !== undefined) {
+      const body = guardAnswer(
+        response.body!,
+        id,
+        (broken) => opts.observe?.({ kind: "post_stream_unanswered", broken }),
       );
       return new Response(body, {
         status: response.status,

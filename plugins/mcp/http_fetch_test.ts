@@ -5,6 +5,7 @@ import {
   type FetchObservation,
   ProxyClients,
   proxyFor,
+  streamFailureOf,
 } from "./http_fetch.ts";
 
 interface Seen {
@@ -150,6 +151,42 @@ Deno.test("the listener GET and the initialized POST are observed", async () => 
       { kind: "listener", status: 200, eventStream: true, sessionId: true },
       { kind: "listener_end" },
     ]);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a POST event stream without its answer gets an error answer appended; an answered or resumable one passes as sent", async () => {
+  const streams: Record<string, string> = {
+    answered: 'event: message\ndata: {"jsonrpc":"2.0","id":7,"result":{}}\n\n',
+    resumable: "id: ev-1\ndata: \n\n",
+    unanswered: ': working\n\ndata: {"jsonrpc":"2.0","method":"notifications/progress"}\n\n',
+  };
+  const server = recorder((req) =>
+    new Response(streams[new URL(req.url).pathname.slice(1)], {
+      headers: { "content-type": "text/event-stream" },
+    })
+  );
+  try {
+    const events: FetchObservation[] = [];
+    const fetch = createMcpFetch({
+      endpoint: new URL(`${server.origin}/answered`),
+      observe: (e) => events.push(e),
+    });
+    const post = async (path: string) =>
+      await (await fetch(`${server.origin}/${path}`, {
+        method: "POST",
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call" }),
+      })).text();
+    assert.equal(await post("answered"), streams.answered);
+    assert.equal(await post("resumable"), streams.resumable);
+    assert.deepEqual(events, []);
+    const unanswered = await post("unanswered");
+    assert.ok(unanswered.startsWith(streams.unanswered));
+    const appended = JSON.parse(/data: (\{.*"reasonix_stream".*\})\n\n$/.exec(unanswered)![1]);
+    assert.equal(appended.id, 7);
+    assert.equal(streamFailureOf(appended.error), "ended");
+    assert.deepEqual(events, [{ kind: "post_stream_unanswered", broken: false }]);
   } finally {
     await server.close();
   }

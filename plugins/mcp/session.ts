@@ -121,6 +121,8 @@ export class Session {
   prompts: Prompt[] = [];
   resources: Resource[] = [];
   #closed = false;
+  #retired = false;
+  #inflight = 0;
 
   constructor(init: {
     generation: number;
@@ -142,6 +144,41 @@ export class Session {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** Whether the server gave this session an id (Streamable HTTP): only then can it expire. */
+  get established(): boolean {
+    return this.built.transport.sessionId !== undefined;
+  }
+
+  /** Whether the session was retired: it takes no new requests. */
+  get retired(): boolean {
+    return this.#retired;
+  }
+
+  /** Requests running on this session. */
+  get inflight(): number {
+    return this.#inflight;
+  }
+
+  /** Runs one request on this session; a retired session closes when its last one settles. */
+  async use<T>(fn: (session: Session) => Promise<T>): Promise<T> {
+    this.#inflight++;
+    try {
+      return await fn(this);
+    } finally {
+      if (--this.#inflight === 0 && this.#retired) this.close({ terminate: false }).catch(() => {});
+    }
+  }
+
+  /**
+   * Closes the session once the requests still running on it have settled. Closing at once
+   * would abort them, and a request aborted that way cannot tell whether the server ran it; on
+   * an expired session each gets its own 404 and is replayed on the next session.
+   */
+  retire(): void {
+    this.#retired = true;
+    if (this.#inflight === 0) this.close({ terminate: false }).catch(() => {});
   }
 
   /** The code of an authorization the provider just started, if a user agent runs it. */
@@ -273,10 +310,8 @@ function observe(
       case "network_error":
         if (event.method === "GET" && tracker.phase === "pending") tracker.set("post_only");
         break;
-      case "post_stream_broken":
-        if (!event.resumable && isPublished()) {
-          ctx.onLoss(ctx.generation, new TypeError("the response stream broke off"));
-        }
+      case "post_stream_unanswered":
+        // Only that request failed (the fetch answered it); the session goes on.
         break;
     }
     if (tracker.phase !== before) ctx.onChange(ctx.generation);

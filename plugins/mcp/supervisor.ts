@@ -5,11 +5,14 @@
  *
  * - Only a session that is initialized, whose listener has settled and whose lists were read
  *   is published.
- * - When an established Streamable HTTP session answers 404 (expired), concurrent calls share a
- *   single rebuild and each replays at most once.
+ * - When an established Streamable HTTP session (one the server gave an id) answers 404, it
+ *   expired: concurrent calls share a single rebuild and each replays at most once. The
+ *   expired session is retired, not closed: closing would abort the requests still waiting for
+ *   their own 404, which could then no longer tell that the server never ran them.
  * - A tool call that was in flight when the link broke is never replayed: the server may have
- *   run it. The caller gets an error; the supervisor reconnects in the background with bounded
- *   backoff.
+ *   run it. The caller gets an error. Over stdio and legacy SSE the link is the session, so the
+ *   supervisor reconnects in the background with bounded backoff; a Streamable HTTP request
+ *   has its own stream, so only that call fails and the session goes on.
  *
  * @module
  */
@@ -18,11 +21,13 @@ import {
   classifyError,
   describeErrorClass,
   isConnectionLoss,
+  isRefused,
   isSessionExpired,
   isUnauthorized,
   McpUnavailableError,
   StartupTimeoutError,
 } from "./failure.ts";
+import { type StreamFailure, streamFailureOf } from "./http_fetch.ts";
 import type { CallToolResult } from "./sdk.ts";
 import { SerialGate } from "./serial_gate.ts";
 import { stripControl } from "./text.ts";
@@ -41,10 +46,23 @@ const AUTH_RETRIES = 3;
 
 /** A call failed because the link broke while it was in flight; it was not retried. */
 export class McpConnectionLostError extends McpUnavailableError {
-  constructor(server: string, cause: unknown) {
+  /**
+   * `how`: the session's link broke and it is reconnecting, only this request's connection
+   * broke (`request`), or its response stream broke off or ended without an answer.
+   */
+  constructor(
+    server: string,
+    cause: unknown,
+    how: "reconnecting" | "request" | StreamFailure = "reconnecting",
+  ) {
+    const what = how === "broken"
+      ? `the response stream of the call to MCP server "${server}" broke off before its answer`
+      : how === "ended"
+      ? `MCP server "${server}" ended the response stream of the call without an answer`
+      : `the connection to MCP server "${server}" broke during the call`;
     super(
-      `the connection to MCP server "${server}" broke during the call; the call may or may ` +
-        "not have run and was not retried. The server is reconnecting.",
+      `${what}; the call may or may not have run and was not retried.` +
+        (how === "reconnecting" ? " The server is reconnecting." : ""),
       { server, errorClass: "connection_closed", cause },
     );
     this.name = "McpConnectionLostError";
@@ -245,46 +263,92 @@ export class ServerSupervisor {
   }
 
   async #request<T>(fn: (session: Session) => Promise<T>, opts: RequestOptions): Promise<T> {
-    let session = await this.ready(opts);
+    let session = this.#session ?? await this.ready(opts);
     let replayed = false;
     let authorizations = 0;
     while (true) {
-      try {
-        return await fn(session);
-      } catch (error) {
-        if (opts.signal?.aborted) throw opts.signal.reason ?? error;
-        if (isSessionExpired(error) && !replayed) {
-          replayed = true;
-          session = await this.#renew(session.generation, opts);
+      // Retired between the readiness wait and now: nothing was sent on it yet.
+      if (session.retired || session.closed) {
+        const next = await this.ready(opts);
+        if (next !== session) {
+          session = next;
           continue;
         }
-        if (isUnauthorized(error)) {
-          const code = session.pendingAuthorization();
-          if (code && authorizations < AUTH_RETRIES) {
-            authorizations++;
-            await session.built.finishAuth!(await abortable(code, opts.signal ?? neverAborts));
-            continue;
-          }
-          this.#fail(session.generation, { errorClass: "auth_required" }, "needs_auth");
-          throw new McpUnavailableError(this.unavailableReason(), {
-            server: this.name,
-            errorClass: "auth_required",
-            cause: error,
-          });
-        }
-        if (isConnectionLoss(error)) {
-          this.#lost(session.generation, error);
-          throw new McpConnectionLostError(this.name, error);
-        }
-        throw error;
       }
+      let error: unknown;
+      try {
+        return await session.use(fn);
+      } catch (e) {
+        error = e;
+      }
+      if (opts.signal?.aborted) throw opts.signal.reason ?? error;
+      // A 404 to a request without a session id is the server's answer, not an expiry.
+      if (isSessionExpired(error) && session.established) {
+        // The server answered 404: it never ran the request.
+        if (replayed) {
+          throw new McpUnavailableError(
+            `MCP server "${this.name}" expired its session again right after it was rebuilt, ` +
+              "so the call did not run.",
+            { server: this.name, errorClass: "session_expired", cause: error },
+          );
+        }
+        replayed = true;
+        session = await this.#renewFor(session.generation, opts);
+        continue;
+      }
+      if (isUnauthorized(error)) {
+        const code = session.pendingAuthorization();
+        if (code && authorizations < AUTH_RETRIES) {
+          authorizations++;
+          await session.built.finishAuth!(await abortable(code, opts.signal ?? neverAborts));
+          continue;
+        }
+        this.#fail(session.generation, { errorClass: "auth_required" }, "needs_auth");
+        throw new McpUnavailableError(this.unavailableReason(), {
+          server: this.name,
+          errorClass: "auth_required",
+          cause: error,
+        });
+      }
+      if (isRefused(error)) {
+        throw new McpUnavailableError(
+          `MCP server "${this.name}" refused the connection, so the call did not run.`,
+          { server: this.name, errorClass: "network", cause: error },
+        );
+      }
+      const stream = streamFailureOf(error);
+      if (stream) throw new McpConnectionLostError(this.name, error, stream);
+      if (isConnectionLoss(error)) {
+        // A Streamable HTTP request that failed took only its own connection with it.
+        if (this.entry.spec?.transport === "http") {
+          throw new McpConnectionLostError(this.name, error, "request");
+        }
+        this.#lost(session.generation, error);
+        throw new McpConnectionLostError(this.name, error);
+      }
+      throw error;
+    }
+  }
+
+  /** The session after the expiry of `generation`; the call did not run when there is none. */
+  async #renewFor(generation: number, opts: RequestOptions): Promise<Session> {
+    try {
+      return await this.#renew(generation, opts);
+    } catch (error) {
+      if (opts.signal?.aborted) throw opts.signal.reason ?? error;
+      const why = describeErrorClass(classifyError(error));
+      throw new McpUnavailableError(
+        `MCP server "${this.name}" expired its session and the new one could not be opened ` +
+          `(${why}), so the call did not run.`,
+        { server: this.name, errorClass: "session_expired", cause: error },
+      );
     }
   }
 
   /** Re-reads a list after a list-changed notification. */
   async #refresh(generation: number, kind: "tools" | "prompts" | "resources"): Promise<void> {
     const session = this.#session;
-    if (!session || session.generation !== generation) return;
+    if (!session || !this.#isCurrent(generation)) return;
     try {
       await session.refresh(kind, this.#ctx.requestTimeoutMs);
       if (this.#session === session) this.#notify();
@@ -299,8 +363,10 @@ export class ServerSupervisor {
     const generation = ++this.#generation;
     const old = this.#session;
     this.#session = undefined;
-    // An expired session is gone on the server already; anything else is ended politely.
-    if (old) old.close({ terminate: reason !== "expired" }).catch(() => {});
+    // An expired session is gone on the server already: its requests still in flight get their
+    // own 404 and replay. Anything else is ended politely.
+    if (old && reason === "expired") old.retire();
+    else if (old) old.close({ terminate: true }).catch(() => {});
     this.#phase = this.#published ? "reconnecting" : "starting";
     this.#notify();
     const controller = new AbortController();
@@ -315,13 +381,13 @@ export class ServerSupervisor {
       onLoss: (gen, cause) => this.#lost(gen, cause),
       onExpired: (gen) => this.#renew(gen, {}).catch(() => {}),
       onChange: (gen) => {
-        if (gen === this.#generation) this.#notify();
+        if (this.#isCurrent(gen)) this.#notify();
       },
       onListChanged: (gen, kind) => this.#refresh(gen, kind),
     };
     const promise = openSession(spec, ctx, signal).then(
       (session) => {
-        if (generation !== this.#generation || this.#closed) {
+        if (!this.#isCurrent(generation)) {
           session.close({ terminate: true }).catch(() => {});
           throw new McpUnavailableError("superseded", {
             server: this.name,
@@ -339,7 +405,7 @@ export class ServerSupervisor {
         return session;
       },
       (error) => {
-        if (generation === this.#generation && !this.#closed) {
+        if (this.#isCurrent(generation)) {
           const classified = classifyError(error);
           const phase = classified.errorClass === "auth_required" ? "needs_auth" : "failed";
           // During a reconnect loop a failed attempt is not final: the loop decides.
@@ -359,9 +425,17 @@ export class ServerSupervisor {
     return promise;
   }
 
+  /**
+   * Whether `generation` is the newest one: the single check every callback of a session
+   * passes, so an older generation can never publish, fail or tear down a newer one.
+   */
+  #isCurrent(generation: number): boolean {
+    return generation === this.#generation && !this.#closed;
+  }
+
   /** Marks the current generation failed and releases everyone waiting for it. */
   #fail(generation: number, error: Classified, phase: "failed" | "needs_auth"): void {
-    if (generation !== this.#generation || this.#closed) return;
+    if (!this.#isCurrent(generation)) return;
     if (this.#session?.generation === generation) {
       this.#session.close({ terminate: false }).catch(() => {});
       this.#session = undefined;
@@ -391,11 +465,14 @@ export class ServerSupervisor {
 
   /** The link of a published session broke: reconnect in the background with backoff. */
   #lost(generation: number, cause: unknown): void {
-    if (generation !== this.#generation || this.#closed) return;
-    if (this.#session?.generation !== generation) return;
+    // Between a publish and the next open, the published session is the current generation.
+    if (!this.#isCurrent(generation) || !this.#session) return;
     this.#error = classifyError(cause);
     if (this.#error.errorClass === "protocol") this.#error = { errorClass: "connection_closed" };
-    this.#session.close({ terminate: false }).catch(() => {});
+    // Over stdio and legacy SSE the link is the session: what is still waiting on it can get
+    // no answer any more. A Streamable HTTP request has its own stream and may still finish.
+    if (this.entry.spec?.transport === "http") this.#session.retire();
+    else this.#session.close({ terminate: false }).catch(() => {});
     this.#session = undefined;
     this.#phase = "reconnecting";
     this.#notify();
@@ -429,11 +506,8 @@ export class ServerSupervisor {
    * the same generation shares one rebuild.
    */
   async #renew(generation: number, opts: RequestOptions): Promise<Session> {
-    if (this.#session && this.#session.generation > generation) return this.#session;
-    if (this.#opening && this.#opening.generation > generation) {
-      return await abortable(this.#opening.promise, opts.signal ?? neverAborts);
-    }
-    if (generation !== this.#generation) return await this.ready(opts);
+    // A newer generation exists (published or opening): that is the shared rebuild.
+    if (!this.#isCurrent(generation)) return await this.ready(opts);
     const promise = this.#open("expired");
     return await abortable(promise, opts.signal ?? neverAborts);
   }

@@ -52,10 +52,23 @@ export interface McpToolCall extends AdapterOptions {
   tool: string;
   args: Record<string, unknown>;
   /**
-   * The tool was offered from a session record rather than the server's live list: wait for
-   * the server, then check that it still lists the tool before calling it.
+   * The tool was not taken from the server's live list: `recorded`, from a session record;
+   * `unlisted`, by a capability id of a server that is not ready (it may have failed to start,
+   * and the call gives it a fresh attempt). Wait for the server, then check that it lists the
+   * tool before calling it.
    */
-  recorded?: boolean;
+  recorded?: boolean | "unlisted";
+}
+
+/** Slack over the MCP layer's own bounds, so its clearer timeout message comes first. */
+const TIMEOUT_SLACK_MS = 5_000;
+
+/**
+ * The bound the agent puts on one call: the readiness wait (the server's start-up timeout),
+ * then `mcp_call_timeout_seconds`, whatever the agent's default tool timeout is.
+ */
+export function mcpToolTimeoutMs(supervisor: ServerSupervisor, opts: AdapterOptions): number {
+  return (supervisor.spec?.startupTimeoutMs ?? 0) + opts.callTimeoutMs + TIMEOUT_SLACK_MS;
 }
 
 function failure(error: unknown, { supervisor, tool, callTimeoutMs }: McpToolCall): ToolResult {
@@ -96,10 +109,12 @@ export async function runMcpTool(
     if (call.recorded) {
       const session = await supervisor.ready({ signal: ctx.signal });
       if (!session.tools.some((t) => t.name === tool)) {
+        const why = call.recorded === "unlisted"
+          ? `does not offer a tool "${stripControl(tool)}"`
+          : `no longer offers the tool "${stripControl(tool)}" (it did when this session started)`;
         return {
-          content: `MCP server "${supervisor.name}" no longer offers the tool ` +
-            `"${stripControl(tool)}" (it did when this session started), so the call did not ` +
-            "run. Use another tool, or `use_capability` to see what the server offers now.",
+          content: `MCP server "${supervisor.name}" ${why}, so the call did not run. Use ` +
+            "another tool, or `use_capability` to see what the server offers now.",
           isError: true,
           code: "unavailable",
         };
@@ -140,6 +155,7 @@ export function mcpTool(
     schema: schemaOf(info),
     readOnly,
     access: () => ({ rule: name, readOnly }),
+    timeoutMs: () => mcpToolTimeoutMs(supervisor, opts),
     execute: (args, ctx) => runMcpTool({ ...opts, supervisor, tool: info.name, args }, ctx),
   };
 }
@@ -158,7 +174,31 @@ export function mcpCapability(
     readOnly,
     destructive: !readOnly && info.annotations?.destructiveHint === true,
     rule: mcpToolName(supervisor.name, info.name),
+    timeoutMs: mcpToolTimeoutMs(supervisor, opts),
     invoke: (args, ctx) => runMcpTool({ ...opts, supervisor, tool: info.name, args }, ctx),
+  };
+}
+
+/**
+ * The capability `mcp:<server>:<tool>` of a server that is not ready, so its tools are not
+ * known: calling it waits for the server (a server that failed gets a fresh attempt), then
+ * calls the tool if the server lists it. Its permission rule is the tool's name; as nothing
+ * says it only reads, it counts as a writer.
+ */
+export function unlistedMcpCapability(
+  supervisor: ServerSupervisor,
+  tool: string,
+  opts: AdapterOptions,
+): Capability {
+  return {
+    id: mcpCapabilityId(supervisor.name, tool),
+    description: `Tool "${stripControl(tool)}" of MCP server "${supervisor.name}" (not ready).`,
+    schema: { type: "object", properties: {} },
+    readOnly: false,
+    rule: mcpToolName(supervisor.name, tool),
+    timeoutMs: mcpToolTimeoutMs(supervisor, opts),
+    invoke: (args, ctx) =>
+      runMcpTool({ ...opts, supervisor, tool, args, recorded: "unlisted" }, ctx),
   };
 }
 
@@ -178,6 +218,7 @@ export function recordedMcpTool(
     schema: record.parameters as JsonSchema,
     readOnly,
     access: () => ({ rule: name, readOnly }),
+    timeoutMs: () => mcpToolTimeoutMs(supervisor, opts),
     execute: (args, ctx) =>
       runMcpTool({ ...opts, supervisor, tool: record.tool, args, recorded: true }, ctx),
   };

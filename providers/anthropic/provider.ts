@@ -12,10 +12,12 @@ import {
 import type { KindDescriptor, ProviderSettings } from "../registry.ts";
 import { SseProvider } from "../sse_provider.ts";
 import type { Chunk, Provider, ProviderRequest } from "../types.ts";
+import type { BodyBuffer, EncodedBody } from "../body_buffer.ts";
 import {
   type AnthropicBodyOptions,
   buildMessagesBody,
   buildMessagesHeaders,
+  messagesBodyPieces,
   resolveMessagesUrl,
 } from "./request.ts";
 import { decodeMessagesStream } from "./stream.ts";
@@ -121,12 +123,19 @@ export class AnthropicProvider extends SseProvider {
           requestForCapabilities(req, caps),
           bodyOptions({ maxTokens: req.maxOutputTokens!, thinking, sessionBudget }, caps),
         ),
+      pieces: (req) =>
+        messagesBodyPieces(
+          requestForCapabilities(req, caps),
+          bodyOptions({ maxTokens: req.maxOutputTokens!, thinking, sessionBudget }, caps),
+        ),
       decode: decodeMessagesStream,
     });
     this.#caps = caps;
     this.#thinking = thinking;
     this.#sessionBudget = sessionBudget;
   }
+
+  readonly #fills = new WeakMap<ProviderRequest, ProviderRequest>();
 
   /**
    * The `budget_tokens` this session sends while the output cap holds it (requests whose cap
@@ -161,14 +170,29 @@ export class AnthropicProvider extends SseProvider {
     return `thinking:${thinkingWire(options)}`;
   }
 
-  /** The wire format requires a cap: the caller's, else the best known for the endpoint. */
+  /**
+   * Encodes the body {@link stream} sends first for `req` into a session's buffer; see
+   * `BodyEncoding`.
+   */
+  override encode(req: ProviderRequest, buffer: BodyBuffer): EncodedBody {
+    return super.encode(this.#filled(req), buffer);
+  }
+
+  /**
+   * The wire format requires a cap: the caller's, else the best known for the endpoint. The
+   * same filled request object for the same request while the cap holds, so `stream` finds
+   * the body `encode` wrote.
+   */
   #filled(req: ProviderRequest): ProviderRequest {
     if (req.maxOutputTokens !== undefined) return req;
-    return {
-      ...req,
-      maxOutputTokens: this.limits.limit ?? this.#caps.automaticOutputTokens ??
-        this.#caps.defaultMaxTokens ?? ANTHROPIC_DESCRIPTOR.defaultMaxTokens!,
-    };
+    const maxOutputTokens = this.limits.limit ?? this.#caps.automaticOutputTokens ??
+      this.#caps.defaultMaxTokens ?? ANTHROPIC_DESCRIPTOR.defaultMaxTokens!;
+    let filled = this.#fills.get(req);
+    if (filled?.maxOutputTokens !== maxOutputTokens) {
+      filled = { ...req, maxOutputTokens };
+      this.#fills.set(req, filled);
+    }
+    return filled;
   }
 }
 

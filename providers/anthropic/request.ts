@@ -47,28 +47,54 @@ const toolsCache = new WeakMap<readonly ToolSchema[], string>();
 
 /** Serializes one request body; see the module notes for the key order and cache markers. */
 export function buildMessagesBody(req: ProviderRequest, opts: AnthropicBodyOptions): string {
+  return messagesBodyPieces(req, opts).join("");
+}
+
+/**
+ * The body of {@link buildMessagesBody} as pieces whose concatenation is the body, the
+ * memoized blocks the same string objects from request to request (see `body_buffer.ts`).
+ */
+export function messagesBodyPieces(req: ProviderRequest, opts: AnthropicBodyOptions): string[] {
   if (!Number.isInteger(opts.maxTokens) || opts.maxTokens < 1) {
     throw new RangeError(`max_tokens must be a positive integer, got ${opts.maxTokens}`);
   }
-  let body = `{"model":${JSON.stringify(req.model)},"stream":true`;
+  let head = `{"model":${JSON.stringify(req.model)},"stream":true`;
   // Extended thinking only runs at the default temperature; Anthropic rejects any other.
   if (req.temperature !== undefined && opts.thinking !== "enabled") {
-    body += `,"temperature":${JSON.stringify(req.temperature)}`;
+    head += `,"temperature":${JSON.stringify(req.temperature)}`;
   }
   if (req.reasoningEffort !== undefined) {
-    body += `,"output_config":{"effort":${JSON.stringify(req.reasoningEffort)}}`;
+    head += `,"output_config":{"effort":${JSON.stringify(req.reasoningEffort)}}`;
   }
-  if (req.tools.length > 0) body += `,"tools":${toolsFragment(req.tools)}`;
-  body += `,"system":[{"type":"text","text":${JSON.stringify(req.system)},${CACHE_MARKER}}]`;
-  body += `,"messages":[${messagesFragment(req.messages)}]`;
+  const pieces = [head];
+  if (req.tools.length > 0) pieces.push(`,"tools":`, toolsFragment(req.tools));
+  pieces.push(`,"system":[{"type":"text","text":`, systemJson(req.system), SYSTEM_END);
+  messagesPieces(req.messages, pieces);
+  let tail = "]";
   if (opts.thinking !== undefined) {
-    body += `,"thinking":{"type":"${opts.thinking}"`;
+    tail += `,"thinking":{"type":"${opts.thinking}"`;
     if (opts.thinking === "enabled" && opts.thinkingBudget !== undefined) {
-      body += `,"budget_tokens":${opts.thinkingBudget}`;
+      tail += `,"budget_tokens":${opts.thinkingBudget}`;
     }
-    body += "}";
+    tail += "}";
   }
-  return `${body},"max_tokens":${opts.maxTokens}}`;
+  pieces.push(`${tail},"max_tokens":${opts.maxTokens}}`);
+  return pieces;
+}
+
+const SYSTEM_END = `,${CACHE_MARKER}}],"messages":[`;
+const OPEN: Record<WireMessage["role"], string> = {
+  user: `{"role":"user","content":[`,
+  assistant: `{"role":"assistant","content":[`,
+};
+const CLOSE = "]}";
+
+let lastSystem: { text: string; json: string } | undefined;
+
+/** The system prompt's JSON, the same string object while the prompt holds. */
+function systemJson(system: string): string {
+  if (lastSystem?.text !== system) lastSystem = { text: system, json: JSON.stringify(system) };
+  return lastSystem.json;
 }
 
 /** Groups messages into alternating wire turns: tool results travel in user turns. */
@@ -84,9 +110,10 @@ export function wireMessages(messages: readonly Message[]): WireMessage[] {
   return out;
 }
 
-function messagesFragment(messages: readonly Message[]): string {
+/** Appends the pieces of the `messages` array's content (without its brackets) to `out`. */
+function messagesPieces(messages: readonly Message[], out: string[]): void {
   const wire = wireMessages(messages);
-  if (wire.length === 0) return "";
+  if (wire.length === 0) return;
   const marked = new Set<number>([wire.length - 1]);
   // The previous request ended just before the newest assistant turn.
   const lastAssistant = wire.findLastIndex((m) => m.role === "assistant");
@@ -94,10 +121,16 @@ function messagesFragment(messages: readonly Message[]): string {
     const added = wire.slice(lastAssistant).reduce((n, m) => n + m.blocks.length, 0);
     if (added > CACHE_LOOKBACK_BLOCKS) marked.add(lastAssistant - 1);
   }
-  return wire.map((m, i) => {
-    const blocks = marked.has(i) ? [...m.blocks.slice(0, -1), mark(m.blocks.at(-1)!)] : m.blocks;
-    return `{"role":"${m.role}","content":[${blocks.join(",")}]}`;
-  }).join(",");
+  wire.forEach((m, i) => {
+    if (i > 0) out.push(",");
+    out.push(OPEN[m.role]);
+    const last = m.blocks.length - 1;
+    m.blocks.forEach((block, k) => {
+      if (k > 0) out.push(",");
+      out.push(k === last && marked.has(i) ? mark(block) : block);
+    });
+    out.push(CLOSE);
+  });
 }
 
 /** Adds the cache marker to a block's JSON object text. */

@@ -12,6 +12,7 @@ import {
   buildHeaders,
   buildRequestBody,
   type MaxTokensField,
+  requestBodyPieces,
   resolveRequestUrl,
 } from "./request.ts";
 import { decodeChatStream } from "./stream.ts";
@@ -42,6 +43,7 @@ export class OpenAiProvider extends SseProvider {
       headers: buildHeaders(settings),
       idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
       buildBody: (req) => buildRequestBody(requestForCapabilities(req, caps), { maxTokensField }),
+      pieces: (req) => requestBodyPieces(requestForCapabilities(req, caps), { maxTokensField }),
       decode: decodeChatStream,
     });
   }

@@ -31,21 +31,41 @@ const toolFragments = new WeakMap<readonly ToolSchema[], string>();
  * a summary request shares the live request's whole message prefix.
  */
 export function buildRequestBody(req: ProviderRequest, opts: BodyOptions = {}): string {
+  return requestBodyPieces(req, opts).join("");
+}
+
+/**
+ * The body of {@link buildRequestBody} as pieces whose concatenation is the body: the head,
+ * then one piece per message (memoized, so the same string object from request to request)
+ * and one per separator, then the tail. An append-only body buffer re-encodes only the pieces
+ * after the first one that changed.
+ */
+export function requestBodyPieces(req: ProviderRequest, opts: BodyOptions = {}): string[] {
   let head = `{"model":${JSON.stringify(req.model)},"stream":true,` +
     `"stream_options":{"include_usage":true}`;
   if (req.temperature !== undefined) head += `,"temperature":${JSON.stringify(req.temperature)}`;
   if (req.reasoningEffort !== undefined) {
     head += `,"reasoning_effort":${JSON.stringify(req.reasoningEffort)}`;
   }
-  if (req.tools.length > 0) head += `,"tools":${toolsFragment(req.tools)}`;
-  const parts = [`{"role":"system","content":${JSON.stringify(req.system)}}`];
-  for (const message of req.messages) parts.push(messageFragment(message));
+  const pieces = [head];
+  if (req.tools.length > 0) pieces.push(`,"tools":`, toolsFragment(req.tools));
+  pieces.push(`,"messages":[{"role":"system","content":`, systemJson(req.system), "}");
+  for (const message of req.messages) pieces.push(",", messageFragment(message));
   const cap = req.maxOutputTokens === undefined
     ? ""
     : `,${JSON.stringify(opts.maxTokensField ?? "max_tokens")}:${
       JSON.stringify(req.maxOutputTokens)
     }`;
-  return `${head},"messages":[${parts.join(",")}]${cap}}`;
+  pieces.push(`]${cap}}`);
+  return pieces;
+}
+
+let lastSystem: { text: string; json: string } | undefined;
+
+/** The system prompt's JSON, the same string object while the prompt holds. */
+function systemJson(system: string): string {
+  if (lastSystem?.text !== system) lastSystem = { text: system, json: JSON.stringify(system) };
+  return lastSystem.json;
 }
 
 /** The JSON of one message as it appears in `messages`. Exported for tests. */

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { type BodyBuffer, bodyEncoding, type EncodedBody } from "../body_buffer.ts";
 import { createProvider, type ProviderSettings } from "../registry.ts";
 import { DEFAULT_RETRY_POLICY } from "../retry.ts";
 import type { Chunk, Provider, ProviderRequest } from "../types.ts";
@@ -72,6 +73,11 @@ export class ReplayProvider implements Provider {
   /** The body the recorded kind sends for `req`; see {@link Provider.body}. */
   body(req: ProviderRequest): string {
     return this.#inner.body?.(req) ?? JSON.stringify(req);
+  }
+
+  /** Encodes through the recorded kind, whose `stream` then sends these bytes. */
+  encode(req: ProviderRequest, buffer: BodyBuffer): EncodedBody {
+    return bodyEncoding(this.#inner)?.encode(req, buffer) ?? buffer.encode([this.body(req)]);
   }
 
   /** The recorded kind's cache-keyed parameters; see {@link Provider.cacheKey}. */

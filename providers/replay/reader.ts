@@ -5,6 +5,7 @@
  * @module
  */
 import { ProviderError } from "../errors.ts";
+import { bodyText } from "../http.ts";
 import {
   type RecordedProvider,
   RECORDING_FORMAT,
@@ -133,7 +134,7 @@ export function replayFetch(
     const signal = init?.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const request = new Request(input, init);
-    const body = typeof init?.body === "string" ? init.body : null;
+    const body = bodyText(init?.body);
     const exchange = recording.exchanges[next];
     const problem = exchange === undefined
       ? `the run made request #${next + 1} but the recording holds only ` +

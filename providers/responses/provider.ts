@@ -12,6 +12,7 @@ import {
   buildResponsesHeaders,
   resolveResponsesUrl,
   type ResponsesBodyOptions,
+  responsesBodyPieces,
 } from "./request.ts";
 import { decodeResponsesStream } from "./stream.ts";
 import { ProviderOptionError } from "../errors.ts";
@@ -42,6 +43,7 @@ export class ResponsesProvider extends SseProvider {
       headers: buildResponsesHeaders(settings),
       idleTimeoutMs: RESPONSES_IDLE_TIMEOUT_MS,
       buildBody: (req) => buildResponsesBody(requestForCapabilities(req, caps), bodyOptions),
+      pieces: (req) => responsesBodyPieces(requestForCapabilities(req, caps), bodyOptions),
       decode: decodeResponsesStream,
     });
   }

@@ -35,6 +35,17 @@ export function buildResponsesBody(
   req: ProviderRequest,
   opts: ResponsesBodyOptions = {},
 ): string {
+  return responsesBodyPieces(req, opts).join("");
+}
+
+/**
+ * The body of {@link buildResponsesBody} as pieces whose concatenation is the body, the
+ * memoized items the same string objects from request to request (see `body_buffer.ts`).
+ */
+export function responsesBodyPieces(
+  req: ProviderRequest,
+  opts: ResponsesBodyOptions = {},
+): string[] {
   let body = `{"model":${JSON.stringify(req.model)},"stream":true,"store":false`;
   if (opts.includeEncryptedReasoning !== false) {
     body += `,"include":["reasoning.encrypted_content"]`;
@@ -50,15 +61,32 @@ export function buildResponsesBody(
     }
     body += `,"reasoning":{${parts.join(",")}}`;
   }
-  if (req.tools.length > 0) body += `,"tools":${toolsFragment(req.tools)}`;
-  body += `,"instructions":${JSON.stringify(req.system)}`;
-  const items: string[] = [];
-  for (const message of req.messages) items.push(...inputItems(message));
-  body += `,"input":[${items.join(",")}]`;
-  if (req.maxOutputTokens !== undefined) {
-    body += `,"max_output_tokens":${JSON.stringify(req.maxOutputTokens)}`;
+  const pieces = [body];
+  if (req.tools.length > 0) pieces.push(`,"tools":`, toolsFragment(req.tools));
+  pieces.push(`,"instructions":`, instructionsJson(req.system), `,"input":[`);
+  let first = true;
+  for (const message of req.messages) {
+    for (const item of inputItems(message)) {
+      if (!first) pieces.push(",");
+      pieces.push(item);
+      first = false;
+    }
   }
-  return `${body}}`;
+  const cap = req.maxOutputTokens === undefined
+    ? ""
+    : `,"max_output_tokens":${JSON.stringify(req.maxOutputTokens)}`;
+  pieces.push(`]${cap}}`);
+  return pieces;
+}
+
+let lastInstructions: { text: string; json: string } | undefined;
+
+/** The instructions' JSON, the same string object while the system prompt holds. */
+function instructionsJson(system: string): string {
+  if (lastInstructions?.text !== system) {
+    lastInstructions = { text: system, json: JSON.stringify(system) };
+  }
+  return lastInstructions.json;
 }
 
 /** The `input` items of one message, memoized. Exported for tests. */

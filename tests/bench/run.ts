@@ -12,6 +12,11 @@
  *   model response to the arrival of the next request: event handling, tool execution,
  *   request building), the growth from turn 20 to turn 200, and the peak memory
  * - the size of the first request (system prompt + tool schemas)
+ * - the harness alone (`harness.ts`): per-turn time at 100…1,600 turns with its fitted growth,
+ *   CPU per turn, peak RSS against the live heap, tool time apart, and the interactive UI's
+ *   CPU per turn in tmux. `--against [label=]<checkout>` (repeatable) bundles another checkout
+ *   (say a `git worktree` of a baseline commit) and measures it in the same run, interleaved;
+ *   `--harness-only` prints that table alone.
  *
  * Prints a table with this machine's targets. Timing is never asserted in tests; this
  * script is where it is measured.
@@ -27,6 +32,11 @@ import { buildBundle, bundleEntry, installArgs } from "../../cli/release/bundle.
 import { historyLatency, longCompactingSession } from "./context.ts";
 import { readLoopSession } from "../support/read_loop.ts";
 import { truncationScaling } from "./truncation.ts";
+import { historyRows } from "./history.ts";
+import { subagentBench, subagentTable } from "./subagents.ts";
+import { bundleProgram, harnessTable, type Program } from "./harness.ts";
+import { uiStreamBench, uiStreamTable } from "./ui_stream.ts";
+import { TmuxSession } from "../e2e/tmux.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const MAIN = join(ROOT, "cli/main.ts");
@@ -259,7 +269,34 @@ function row(name: string, value: string, target: string, ok: boolean | undefine
   } |`;
 }
 
-if (import.meta.main) {
+/** Bundles another checkout with its own `cli/release/bundle.ts` into its `dist/bundle`. */
+async function checkoutProgram(spec: string): Promise<Program> {
+  const [label, tree] = spec.includes("=") ? spec.split("=", 2) : [spec.split("/").pop()!, spec];
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--config", join(tree, "deno.json"), join(tree, "cli/release/bundle.ts")],
+    cwd: tree,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(`bundling ${tree}: ${new TextDecoder().decode(out.stderr)}`);
+  return bundleProgram(label, join(tree, "dist/bundle"), RUN_FLAGS);
+}
+
+/** The harness-only table for this checkout's bundle and every `--against` checkout. */
+async function harnessRows(bundleDir: string): Promise<string[]> {
+  const specs = Deno.args.flatMap((arg, i) => arg === "--against" ? [Deno.args[i + 1]] : []);
+  const programs = [bundleProgram("this", bundleDir, RUN_FLAGS)];
+  for (const spec of specs) programs.push(await checkoutProgram(spec));
+  return await harnessTable(programs, { runs: 3, ui: true });
+}
+
+if (import.meta.main && Deno.args.includes("--harness-only")) {
+  const dir = await Deno.makeTempDir({ prefix: "reasonix-bench-bundle-" });
+  await buildBundle(dir);
+  console.log("The harness alone (medians of interleaved runs; see tests/bench/harness.ts):\n");
+  console.log((await harnessRows(dir)).join("\n"));
+  await Deno.remove(dir, { recursive: true });
+} else if (import.meta.main) {
   console.log(
     "Measuring… (2-core targets from issue 2; the targets apply to the installed, bundled form)\n",
   );
@@ -333,6 +370,12 @@ if (import.meta.main) {
     ),
   ];
   console.log(lines.join("\n"));
+  console.log(
+    "\n(The rows above time whole turns: the grep tool's `rg` subprocess and the fake " +
+      "server's own work included. The harness alone, interleaved with any --against " +
+      "checkout:)\n",
+  );
+  console.log((await harnessRows(join(installRoot, "bundle"))).join("\n"));
 
   const ctx = await longCompactingSession(300, 24_000);
   const history = await historyLatency(100_000);
@@ -400,5 +443,18 @@ if (import.meta.main) {
       `×${perDoubling.toFixed(2)}`.padStart(12)
     } | ≤ ×2.2    |`,
   ].join("\n"));
+  // Resume with 0 and 1,000 sibling sessions, and history search over a 100k-message archive.
+  console.log("\nLookups as a project's history grows:\n");
+  console.log(
+    (await historyRows(form.kind === "installed" ? [form.launcher] : undefined)).join("\n"),
+  );
+  // Delegation: harness time of a spawn, and memory while six children work.
+  console.log("\nSubagents (in-process host, the fake model in another process):\n");
+  console.log(subagentTable(await subagentBench()));
+  // Long single Markdown blocks in the interactive UI, against many small ones (tmux).
+  if (await TmuxSession.available()) {
+    console.log("\nInteractive UI, long replies streamed at the same pace (100×40 tmux):\n");
+    console.log(uiStreamTable(await uiStreamBench(1)));
+  }
   await Deno.remove(installRoot, { recursive: true });
 }

@@ -4,9 +4,9 @@
  * headless path, subcommands, a lazily loaded MCP host and the interactive UI.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { RUN_FLAGS } from "../../cli/release/compile.ts";
-import { buildBundle, installArgs } from "../../cli/release/bundle.ts";
+import { buildBundle, installArgs, MODULES_FILE } from "../../cli/release/bundle.ts";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import { DENO_JSON, FIXTURE_STDIO } from "../mcp/servers.ts";
 import { makeHome, makeRepo } from "./support.ts";
@@ -153,11 +153,8 @@ async function staticClosure(bundle: string, entry: string): Promise<Map<string,
     if (out.has(file)) return;
     const text = await Deno.readTextFile(file);
     out.set(file, text);
-    for (
-      const m of text.matchAll(
-        /^(?:import\b[^"\n]*|\} from |export [^"\n]* from )"(\.[^"]+\.js)"/gm,
-      )
-    ) {
+    // Static imports and re-exports, minified or not (`import(…)` has a parenthesis).
+    for (const m of text.matchAll(/(?:\bfrom ?|\bimport ?)"(\.[^"]+\.js)"/g)) {
       await visit(join(file, "..", m[1]));
     }
   };
@@ -166,11 +163,18 @@ async function staticClosure(bundle: string, entry: string): Promise<Map<string,
 }
 
 /** The npm packages (`name@version`-less) whose code is among `files`, by file. */
-function packagesIn(files: Map<string, string>, names: RegExp): string[] {
-  // esbuild names each package's files in a comment with their npm path.
-  const pattern = new RegExp(`/npm/[^\\n]*?/(${names.source})/\\d[^/]*/`);
-  return [...files].flatMap(([file, text]) => {
-    const hit = pattern.exec(text);
+async function packagesIn(files: Map<string, string>, names: RegExp): Promise<string[]> {
+  // The build lists each file's modules (minified files name none).
+  const bundle = join(dir, "bundle");
+  const modules = JSON.parse(await Deno.readTextFile(join(bundle, MODULES_FILE))) as Record<
+    string,
+    string[]
+  >;
+  const pattern = new RegExp(`^npm:(${names.source})/`);
+  return [...files.keys()].flatMap((file) => {
+    const listed = modules[relative(bundle, file)];
+    assert.ok(listed, `${file} is listed in ${MODULES_FILE}`);
+    const hit = listed.map((m) => pattern.exec(m)).find((m) => m !== null);
     return hit ? [`${file}: ${hit[1]}`] : [];
   });
 }
@@ -189,19 +193,23 @@ Deno.test("the headless run path loads neither the MCP SDK nor the interactive U
   await built;
   const closure = await runPath();
   assert.ok(closure.size > 3, "run.js imports its chunks statically");
-  assert.deepEqual(packagesIn(closure, /@modelcontextprotocol\/sdk|ajv|ink|react/), []);
+  assert.deepEqual(await packagesIn(closure, /@modelcontextprotocol\/sdk|ajv|ink|react/), []);
   // The prompt library of `reasonix setup` loads with that command only: not on the run path,
   // nor with the command tree every other command parses with.
   const app = await staticClosure(join(dir, "bundle"), "cli/app.js");
-  assert.deepEqual(packagesIn(new Map([...closure, ...app]), /@clack\/prompts|@clack\/core/), []);
+  assert.deepEqual(
+    await packagesIn(new Map([...closure, ...app]), /@clack\/prompts|@clack\/core/),
+    [],
+  );
 });
 
 Deno.test("a plain reasonix run loads no command library, no node:child_process, node:fs or node:module", async () => {
   await built;
   const closure = await runPath();
-  assert.deepEqual(packagesIn(closure, /commander/), []);
-  // A bundled CommonJS module requires at load time with a top-level `var x = __require(…)`.
-  const eager = /^\s*var \w+ = __require\("node:(child_process|fs)"\)/m;
+  assert.deepEqual(await packagesIn(closure, /commander/), []);
+  // A bundled CommonJS module requires at load time with a top-level `var x = __require(…)`
+  // (minified: `var x=A(…)` or `,x=A(…)`); a deferred require sits behind `=>`.
+  const eager = /(?:\bvar |,)[\w$]+ ?= ?[\w$]+\("node:(child_process|fs)"\)/;
   const required = (files: Map<string, string>) =>
     [...files].flatMap(([file, text]) => {
       const hit = eager.exec(text);
@@ -209,12 +217,12 @@ Deno.test("a plain reasonix run loads no command library, no node:child_process,
     });
   assert.deepEqual(required(closure), []);
   // Nor `node:module`: esbuild's helpers make their `require` on first use (the bundle build).
-  const nodeModule = [...closure].filter(([, text]) => /from "node:module"/.test(text));
+  const nodeModule = [...closure].filter(([, text]) => /from ?"node:module"/.test(text));
   assert.deepEqual(nodeModule.map(([file]) => file), []);
   // Every other command parses with the tree, where the build defers commander's two requires
   // (used for executable subcommands only).
   const app = await staticClosure(join(dir, "bundle"), "cli/app.js");
-  assert.equal(packagesIn(app, /commander/).length, 1, "cli/app.js loads commander");
+  assert.equal((await packagesIn(app, /commander/)).length, 1, "cli/app.js loads commander");
   assert.deepEqual(required(app), []);
 });
 

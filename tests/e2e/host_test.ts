@@ -13,7 +13,7 @@ import type { AgentEvent } from "../../core/agent/events.ts";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo } from "./support.ts";
-import { DENO_JSON, FIXTURE_STDIO } from "../mcp/servers.ts";
+import { fixtureServerToml } from "../mcp/servers.ts";
 
 function call(name: string, args: unknown) {
   return { name, arguments: JSON.stringify(args) };
@@ -25,18 +25,7 @@ function lastToolResult(req: RecordedRequest): string {
   return messages.filter((m) => m.role === "tool").at(-1)?.content ?? "";
 }
 
-const MCP_SERVER = `
-[[mcp.servers]]
-name = "fx"
-command = ${JSON.stringify(Deno.execPath())}
-args = [${
-  ["run", "-A", "--quiet", "--config", DENO_JSON, FIXTURE_STDIO].map((a) => JSON.stringify(a))
-    .join(", ")
-}]
-env = { FIXTURE_NAME = "fx" }
-# The pid the server reports must be one this test can see, outside a PID namespace.
-sandbox = false
-`;
+const MCP_SERVER = fixtureServerToml();
 
 function alive(pid: number): boolean {
   try {

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
-import { makeHome, makeRepo, REASONIX_TASK, runReasonix } from "./support.ts";
+import { interactiveArgv, makeHome, makeRepo, runReasonix } from "./support.ts";
 import { TmuxSession } from "./tmux.ts";
 
 interface WireMessage {
@@ -66,24 +66,7 @@ Deno.test({
         "---\ndescription: Greet someone\nargument-hint: <name>\n---\nPlease greet $1 warmly.\n",
     });
     const home = await makeHome(fake.url);
-    const env: Record<string, string> = {
-      HOME: Deno.env.get("HOME") ?? "/root",
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      TERM: "xterm-256color",
-      LANG: "C.UTF-8",
-      REASONIX_HOME: home,
-      REASONIX_E2E_KEY: "sk-e2e-test",
-    };
-    const denoDir = Deno.env.get("DENO_DIR");
-    if (denoDir) env.DENO_DIR = denoDir;
-    // A clean environment: in particular no INIT_CWD from an outer `deno task`, and no CI
-    // variables.
-    const argv = [
-      "env",
-      "-i",
-      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      ...REASONIX_TASK,
-    ];
+    const argv = interactiveArgv(home);
     const tmux = await TmuxSession.start(argv, { cwd: repo, width: 100, height: 40 });
     try {
       await tmux.waitFor("Ask anything", 60_000);
@@ -183,22 +166,7 @@ Deno.test({
     const fake = await startFakeLlm({ script: polishScript });
     const repo = await makeRepo({ "math.js": "export function add(a, b) {\n  return a - b;\n}\n" });
     const home = await makeHome(fake.url);
-    const env: Record<string, string> = {
-      HOME: Deno.env.get("HOME") ?? "/root",
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      TERM: "xterm-256color",
-      LANG: "C.UTF-8",
-      REASONIX_HOME: home,
-      REASONIX_E2E_KEY: "sk-e2e-test",
-    };
-    const denoDir = Deno.env.get("DENO_DIR");
-    if (denoDir) env.DENO_DIR = denoDir;
-    const argv = [
-      "env",
-      "-i",
-      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      ...REASONIX_TASK,
-    ];
+    const argv = interactiveArgv(home);
     const tmux = await TmuxSession.start(argv, { cwd: repo, width: 120, height: 40 });
     const visible = () => tmux.capture(0);
     try {
@@ -248,6 +216,9 @@ Deno.test({
       await tmux.waitFor(/· accept-edits\s*$/m);
       await tmux.keys("BTab");
       await tmux.waitFor(/· auto\s*$/m);
+      // Plan mode follows auto in the cycle and keeps the preset.
+      await tmux.keys("BTab");
+      await tmux.waitFor(/· auto · plan\s*$/m);
       await tmux.keys("BTab");
       await tmux.waitFor(/· ask\s*$/m);
 

@@ -7,6 +7,10 @@ import { join } from "node:path";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep } from "../fake_llm/mod.ts";
 import { RUN_FLAGS } from "../../cli/release/compile.ts";
+import { sessionsDir } from "../../core/store/sessions.ts";
+import { decodeHistory } from "../../core/memory/history_store.ts";
+import type { ToolContext } from "../../tools/types.ts";
+import { openTestAgent } from "../support/host_agent.ts";
 import { cliEnv, CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
 
 interface WireMessage {
@@ -198,6 +202,121 @@ Deno.test("sessions list shows this workspace's sessions and --resume takes an i
     assert.match(unknown.stderr, /no session "nope"/);
   } finally {
     await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("history finds earlier sessions through the index kept beside them", async () => {
+  const query = JSON.stringify({ query: "zebrafish" });
+  const fake = await startFakeLlm({
+    script: [
+      { text: "noted" },
+      { toolCalls: [{ name: "history", arguments: query }] },
+      { text: "found it" },
+      { toolCalls: [{ name: "history", arguments: query }] },
+      { text: "found it again" },
+    ],
+  });
+  const repo = await makeRepo({});
+  const home = await makeHome(fake.url);
+  try {
+    const first = await runReasonix(["run", "--json", "the zebrafish tank leaks"], {
+      cwd: repo,
+      home,
+    });
+    assert.equal(first.code, 0, first.stderr);
+    const id: string = JSON.parse(first.stdout).session_id;
+    const index = join(await sessionsDir(home, repo), ".index", "history.bin");
+    for (const request of [2, 4]) {
+      const run = await runReasonix(["run", "what leaked?"], { cwd: repo, home });
+      assert.equal(run.code, 0, run.stderr);
+      const result = messagesOf(fake.requests[request].body).at(-1)!;
+      assert.equal(result.role, "tool");
+      assert.ok(
+        result.content?.split("\n").includes(
+          `[session ${id.slice(0, 8)} #0 user] the zebrafish tank leaks`,
+        ),
+        result.content ?? "",
+      );
+      // Written before the process exits, and read by the next one.
+      assert.ok((await Deno.stat(index)).size > 0);
+    }
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("closing an agent waits for the history index it is writing", async () => {
+  const repo = await makeRepo({});
+  const home = await makeHome("http://127.0.0.1:9/v1");
+  try {
+    const dir = await sessionsDir(home, repo);
+    await Deno.mkdir(dir, { recursive: true });
+    const meta = { id: "old", created: "2026-11-01T00:00:00.000Z", workspace: repo, model: "f/m" };
+    await Deno.writeTextFile(
+      join(dir, "old.jsonl"),
+      [
+        JSON.stringify({ t: "session", v: 1, meta }),
+        JSON.stringify({ t: "msg", i: 0, m: { role: "user", content: "zebrafish" } }),
+      ].join("\n") + "\n",
+    );
+    const { agent, dispose } = await openTestAgent({ cwd: repo, env: cliEnv(home), flags: {} });
+    try {
+      const result = await agent.registry.get("history")!.execute(
+        { query: "zebrafish" },
+        {} as ToolContext,
+      );
+      assert.match(result.content, /\[session old #0 user\] zebrafish/);
+      await agent.close();
+      assert.ok(decodeHistory(await Deno.readFile(join(dir, ".index", "history.bin"))));
+    } finally {
+      await dispose();
+    }
+  } finally {
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("sessions list pages: --limit, --offset and a pointer to the next page", async () => {
+  const repo = await makeRepo({});
+  const home = await makeHome("http://127.0.0.1:9/v1");
+  try {
+    const dir = await sessionsDir(home, repo);
+    await Deno.mkdir(dir, { recursive: true });
+    const ids = ["aaaa1111", "bbbb2222", "cccc3333"].map((p) => `${p}-0000-4000-8000-000000000000`);
+    for (const [i, id] of ids.entries()) {
+      const meta = { id, created: "2026-11-01T00:00:00.000Z", workspace: repo, model: "fake/m" };
+      const path = join(dir, `${id}.jsonl`);
+      await Deno.writeTextFile(
+        path,
+        [
+          JSON.stringify({ t: "session", v: 1, meta }),
+          JSON.stringify({ t: "msg", i: 0, m: { role: "user", content: `task ${i}` } }),
+        ].join("\n") + "\n",
+      );
+      const when = new Date(Date.UTC(2026, 10, 1, 10 + i));
+      await Deno.utime(path, when, when);
+    }
+    const first = await runReasonix(["sessions", "list", "--limit", "2"], { cwd: repo, home });
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(first.stdout.trim().split("\n"), [
+      "cccc3333  2026-11-01 12:00      1 msgs  task 2",
+      "bbbb2222  2026-11-01 11:00      1 msgs  task 1",
+      "… more: reasonix sessions list --offset 2",
+    ]);
+    const rest = await runReasonix(["sessions", "list", "--json", "--offset", "2"], {
+      cwd: repo,
+      home,
+    });
+    assert.deepEqual(JSON.parse(rest.stdout).map((s: { id: string }) => s.id), [ids[0]]);
+    const bad = await runReasonix(["sessions", "list", "--limit", "0"], { cwd: repo, home });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--limit must be a whole number/);
+  } finally {
     await Deno.remove(repo, { recursive: true });
     await Deno.remove(home, { recursive: true });
   }

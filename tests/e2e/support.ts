@@ -102,3 +102,28 @@ export async function runReasonix(
   const decoder = new TextDecoder();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }
+
+/**
+ * The command line of the interactive program for a tmux test: `deno task reasonix` in a clean
+ * environment (no INIT_CWD from an outer `deno task`, no CI variables) with `home` as
+ * REASONIX_HOME and the fake provider's key.
+ */
+export function interactiveArgv(home: string, args: readonly string[] = []): string[] {
+  const env: Record<string, string> = {
+    HOME: Deno.env.get("HOME") ?? "/root",
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    TERM: "xterm-256color",
+    LANG: "C.UTF-8",
+    REASONIX_HOME: home,
+    REASONIX_E2E_KEY: "sk-e2e-test",
+  };
+  const denoDir = Deno.env.get("DENO_DIR");
+  if (denoDir) env.DENO_DIR = denoDir;
+  return [
+    "env",
+    "-i",
+    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    ...REASONIX_TASK,
+    ...args,
+  ];
+}

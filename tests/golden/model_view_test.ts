@@ -9,6 +9,7 @@ import { decorateUserTurn } from "../../core/agent/system_prompt.ts";
 import { buildRequestBody } from "../../providers/openai/request.ts";
 import { buildMessagesBody } from "../../providers/anthropic/request.ts";
 import { openTestAgent } from "../support/host_agent.ts";
+import { PLANNER_PROMPT, submitPlanTool } from "../../core/coordinator/mod.ts";
 
 const DIR = new URL("./snapshots/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
@@ -102,4 +103,18 @@ Deno.test("the first Anthropic-format request body (the default wire format) is 
     `first request is ${body.length} bytes`,
   );
   await golden("first_request_anthropic.json", body + "\n");
+});
+
+Deno.test("the planner's prompt and its delivery tool are pinned", async () => {
+  const submit = submitPlanTool();
+  await golden("planner_prompt.txt", PLANNER_PROMPT);
+  await golden(
+    "submit_plan.json",
+    JSON.stringify(
+      { name: submit.name, description: submit.description, schema: submit.schema },
+      null,
+      2,
+    ) +
+      "\n",
+  );
 });

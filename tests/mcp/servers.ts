@@ -145,3 +145,93 @@ export async function childPids(): Promise<number[]> {
   }
   return out;
 }
+
+/** The chaos fixture (`fixtures/chaos_http_server.ts`). */
+export const FIXTURE_CHAOS: string = join(HERE, "fixtures", "chaos_http_server.ts");
+
+/** What the chaos server did. */
+export interface ChaosStats {
+  initializes: number;
+  /** tools/call POSTs by `text` argument (404 answers included). */
+  posts: Record<string, number>;
+  /** Tool handler runs by `text` argument. */
+  runs: Record<string, number>;
+  /** Which session ran each `text` (its index in `sessions`). */
+  ranOn: Record<string, number>;
+  /** Session ids in the order they were initialized. */
+  sessions: string[];
+  expiredAnswers: number;
+  deletes: number;
+  gets: number;
+}
+
+/** A running chaos server in its own process. */
+export interface ChaosServer {
+  url: string;
+  /** Sends a control command (`expire`, `break=<tool>`, `end=<tool>`, …). */
+  control(cmd: string): Promise<void>;
+  stats(): Promise<ChaosStats>;
+  stop(): Promise<void>;
+}
+
+/** Starts the chaos server on a free port and waits until it listens. */
+export async function startChaosServer(
+  opts: { sessionless?: boolean; getDelayMs?: number } = {},
+): Promise<ChaosServer> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "--config", DENO_JSON, FIXTURE_CHAOS],
+    env: {
+      CHAOS_SESSIONLESS: opts.sessionless ? "1" : "0",
+      CHAOS_GET_DELAY_MS: String(opts.getDelayMs ?? 0),
+    },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (!/listening on (\d+)/.test(seen)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the chaos server exited: ${seen}`);
+    seen += value;
+  }
+  (async () => {
+    try {
+      while (!(await reader.read()).done) { /* drain */ }
+    } catch { /* closed */ }
+  })();
+  const origin = `http://127.0.0.1:${/listening on (\d+)/.exec(seen)![1]}`;
+  const control = async (cmd: string) => {
+    const r = await fetch(`${origin}/control?cmd=${encodeURIComponent(cmd)}`);
+    if (!r.ok) throw new Error(`control ${cmd}: ${r.status} ${await r.text()}`);
+    return await r.json();
+  };
+  return {
+    url: `${origin}/mcp`,
+    control: async (cmd) => void await control(cmd),
+    stats: () => control("stats"),
+    async stop() {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already gone */ }
+      await child.status;
+    },
+  };
+}
+
+/**
+ * A `[[mcp.servers]]` table for config.toml that starts the stdio fixture server as `name`,
+ * unsandboxed so the pid it reports is one the test can see (outside a PID namespace).
+ */
+export function fixtureServerToml(name = "fx"): string {
+  const args = ["run", "-A", "--quiet", "--config", DENO_JSON, FIXTURE_STDIO]
+    .map((a) => JSON.stringify(a)).join(", ");
+  return `
+[[mcp.servers]]
+name = "${name}"
+command = ${JSON.stringify(Deno.execPath())}
+args = [${args}]
+env = { FIXTURE_NAME = "${name}" }
+sandbox = false
+`;
+}

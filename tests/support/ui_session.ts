@@ -73,6 +73,8 @@ export async function startUiSession(opts: {
   /** Appended to the home config; a function gets the fake server's URL. */
   toml?: string | ((url: string) => string);
   mcp?: McpView;
+  /** The controller's frame (see `ChatControllerOptions.frameMs`); none shows every change at once. */
+  frameMs?: number;
 }): Promise<UiSession> {
   const fake = await startFakeLlm({ script: opts.script });
   const repo = await makeRepo(opts.files ?? {});
@@ -137,6 +139,7 @@ export async function startUiSession(opts: {
     commands: opts.commands,
     exit: () => session.exits++,
     clearScreen: () => session.clears++,
+    frameMs: opts.frameMs,
   });
   return session;
 }

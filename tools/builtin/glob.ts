@@ -31,7 +31,7 @@ const input = z.object({
     'Glob, e.g. "**/*.ts", "src/**/test_*.py", "*.{json,yaml}".',
   ),
   path: z.string().optional().describe(
-    "Directory to search, relative to the workspace root or absolute. Default: the root.",
+    "Directory to search. Default: the workspace root.",
   ),
 });
 

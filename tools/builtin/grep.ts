@@ -43,7 +43,7 @@ const input = z.object({
     'Regular expression (Rust/ripgrep syntax), e.g. "TODO|FIXME" or "^import .* from".',
   ),
   path: z.string().optional().describe(
-    "File or directory to search, relative to the workspace root or absolute. Default: the root.",
+    "File or directory to search. Default: the workspace root.",
   ),
   glob: z.string().optional().describe(
     'Only search files matching this glob, e.g. "*.ts", "src/**/*.rs"; "!*.md" excludes.',

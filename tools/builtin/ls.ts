@@ -21,7 +21,7 @@ export const MAX_LS_ENTRIES = 1000;
 
 const input = z.object({
   path: z.string().optional().describe(
-    "Directory to list, relative to the workspace root or absolute. Default: the root.",
+    "Directory to list. Default: the workspace root.",
   ),
   ignore: z.array(z.string()).optional().describe(
     'Glob patterns of entry names to leave out, e.g. ["*.log", "node_modules"].',

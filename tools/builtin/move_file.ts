@@ -15,10 +15,10 @@ import { fsErrorMessage, lstatOrUndefined, specialFileKind } from "../fs/mod.ts"
 
 const input = z.object({
   source: z.string().min(1).describe(
-    "File or directory to move, relative to the workspace root or absolute.",
+    "File or directory to move.",
   ),
   destination: z.string().min(1).describe(
-    "New full path (not a directory to move into), relative to the workspace root or absolute.",
+    "New full path (not a directory to move into).",
   ),
   overwrite: z.boolean().default(false).describe("Replace an existing destination file."),
 });

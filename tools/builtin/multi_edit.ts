@@ -10,7 +10,7 @@ import type { Tool } from "../types.ts";
 import { editTextFile } from "./text_edit.ts";
 
 const input = z.object({
-  path: z.string().min(1).describe("File to edit, relative to the workspace root or absolute."),
+  path: z.string().min(1).describe("File to edit."),
   edits: z.array(z.object({
     old_string: z.string().describe("Exact text to replace."),
     new_string: z.string().describe("Replacement text."),

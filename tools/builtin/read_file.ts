@@ -33,7 +33,7 @@ const SNIFF_BYTES = 8192;
 const CHUNK_BYTES = 64 * 1024;
 
 const input = z.object({
-  path: z.string().min(1).describe("File to read, relative to the workspace root or absolute."),
+  path: z.string().min(1).describe("File to read."),
   offset: z.number().int().min(1).optional().describe("First line to return, 1-based. Default 1."),
   limit: z.number().int().min(1).optional().describe(
     `Maximum number of lines to return. Default ${DEFAULT_READ_LIMIT}.`,

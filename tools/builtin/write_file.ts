@@ -23,7 +23,7 @@ import {
 } from "../fs/mod.ts";
 
 const input = z.object({
-  path: z.string().min(1).describe("File to write, relative to the workspace root or absolute."),
+  path: z.string().min(1).describe("File to write."),
   content: z.string().describe("The complete new content of the file."),
 });
 

@@ -1,15 +1,17 @@
 /**
- * The composer: a multi-line prompt with a visible cursor, kept to a few lines around the
- * cursor when the text is long.
+ * The composer: a multi-line prompt with a visible cursor, kept to a few rows around the
+ * cursor when the text is long. Long lines are wrapped here, not by the terminal, so the
+ * layout knows how many rows the box takes.
  *
  * @module
  */
 import { Box, Text } from "ink";
 import type { ReactNode } from "react";
+import stringWidth from "string-width";
 import type { EditorState } from "../composer_model.ts";
 import type { Styles } from "../style.ts";
 
-/** Most text lines shown; longer text scrolls around the cursor. */
+/** Most text rows shown; longer text scrolls around the cursor. */
 export const COMPOSER_MAX_LINES = 8;
 
 /** Marker at the start of the composer (tests look for it). */
@@ -17,14 +19,56 @@ export const PROMPT_MARK = "› ";
 
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
-/** `line` with the grapheme at `column` shown inverted (a space at the end of the line). */
-function withCursor(line: string, column: number, s: Styles): string {
-  const before = line.slice(0, column);
-  const rest = line.slice(column);
-  const first = [...segmenter.segment(rest)][0]?.segment;
-  const under = first ?? " ";
-  const cursor = s.color ? s.inverse(under) : "▌" + (first ?? "");
-  return before + cursor + rest.slice(first?.length ?? 0);
+/** Columns for text inside the box: borders, padding and the prompt mark take six. */
+function textColumns(width: number): number {
+  return Math.max(2, width - 6);
+}
+
+/**
+ * The editor's text as screen rows of at most `columns` cells, the cursor drawn in: inverted
+ * with colour, `▌` before the character without. Also which row holds the cursor.
+ */
+function screenRows(
+  editor: EditorState,
+  columns: number,
+  s: Styles,
+): { rows: string[]; cursorRow: number } {
+  const rows: string[] = [];
+  let cursorRow = 0;
+  let offset = 0;
+  for (const line of editor.text.split("\n")) {
+    const column = editor.cursor - offset;
+    const hasCursor = column >= 0 && column <= line.length;
+    offset += line.length + 1;
+    const cells: { text: string; width: number; index: number }[] = [];
+    for (const { segment, index } of segmenter.segment(line)) {
+      cells.push({ text: segment, width: stringWidth(segment), index });
+    }
+    // At the end of the line the cursor is a cell of its own.
+    if (hasCursor && column === line.length) cells.push({ text: "", width: 0, index: column });
+    let row = "";
+    let used = 0;
+    for (const cell of cells) {
+      const isCursor = hasCursor && cell.index === column;
+      const text = isCursor ? (s.color ? s.inverse(cell.text || " ") : `▌${cell.text}`) : cell.text;
+      const width = isCursor ? (s.color ? Math.max(1, cell.width) : 1 + cell.width) : cell.width;
+      if (used > 0 && used + width > columns) {
+        rows.push(row);
+        row = "";
+        used = 0;
+      }
+      if (isCursor) cursorRow = rows.length;
+      row += text;
+      used += width;
+    }
+    rows.push(row);
+  }
+  return { rows, cursorRow };
+}
+
+/** Screen rows the composer's text takes at `width` (before any cut). */
+export function composerTextRows(editor: EditorState, width: number, s: Styles): number {
+  return screenRows(editor, textColumns(width), s).rows.length;
 }
 
 /** Props of {@link Composer}. */
@@ -33,33 +77,25 @@ export interface ComposerProps {
   width: number;
   placeholder?: string;
   styles: Styles;
+  /** Most rows of the box, borders and scroll markers included (the layout's budget). */
+  maxRows?: number;
 }
 
 /** The prompt box. */
 export function Composer(props: ComposerProps): ReactNode {
   const s = props.styles;
-  const { text, cursor } = props.editor;
-  const lines = text.split("\n");
-  let cursorLine = 0;
-  let offset = 0;
-  for (let i = 0; i < lines.length; i++) {
-    if (cursor <= offset + lines[i].length) {
-      cursorLine = i;
-      break;
-    }
-    offset += lines[i].length + 1;
-  }
-  const column = cursor - offset;
-  const shown = lines.map((line, i) => i === cursorLine ? withCursor(line, column, s) : line);
+  const { rows: shown, cursorRow } = screenRows(props.editor, textColumns(props.width), s);
+  // Text rows the budget leaves inside the borders; a cut window also needs its two markers.
+  const inner = Math.max(1, (props.maxRows ?? Infinity) - 2);
+  const fits = shown.length <= Math.min(COMPOSER_MAX_LINES, inner);
+  const markers = !fits && inner >= 3;
+  const limit = fits ? shown.length : Math.min(COMPOSER_MAX_LINES, markers ? inner - 2 : inner);
   let first = 0;
-  if (shown.length > COMPOSER_MAX_LINES) {
-    first = Math.min(
-      Math.max(0, cursorLine - Math.floor(COMPOSER_MAX_LINES / 2)),
-      shown.length - COMPOSER_MAX_LINES,
-    );
+  if (shown.length > limit) {
+    first = Math.min(Math.max(0, cursorRow - Math.floor(limit / 2)), shown.length - limit);
   }
-  const window = shown.slice(first, first + COMPOSER_MAX_LINES);
-  const empty = text === "" && props.placeholder;
+  const window = shown.slice(first, first + limit);
+  const empty = props.editor.text === "" && props.placeholder;
   return (
     <Box
       flexDirection="column"
@@ -68,17 +104,19 @@ export function Composer(props: ComposerProps): ReactNode {
       width={props.width}
       paddingX={1}
     >
-      {first > 0 && <Text>{s.dim(`  ↑ ${first} more line${first === 1 ? "" : "s"}`)}</Text>}
+      {markers && first > 0 && (
+        <Text>{s.dim(`  ↑ ${first} more line${first === 1 ? "" : "s"}`)}</Text>
+      )}
       {window.map((line, i) => (
         <Box key={i + first} flexDirection="row">
           <Text>{i + first === 0 ? s.cyan(PROMPT_MARK) : "  "}</Text>
-          <Box width={Math.max(2, props.width - 6)}>
-            <Text>{empty ? `${line}${s.dim(props.placeholder!)}` : line}</Text>
+          <Box width={textColumns(props.width)}>
+            <Text wrap="truncate-end">{empty ? `${line}${s.dim(props.placeholder!)}` : line}</Text>
           </Box>
         </Box>
       ))}
-      {first + COMPOSER_MAX_LINES < shown.length && (
-        <Text>{s.dim(`  ↓ ${shown.length - first - COMPOSER_MAX_LINES} more lines`)}</Text>
+      {markers && first + limit < shown.length && (
+        <Text>{s.dim(`  ↓ ${shown.length - first - limit} more lines`)}</Text>
       )}
     </Box>
   );

@@ -6,8 +6,9 @@
  * @module
  */
 import { Box, Text } from "ink";
-import type { ReactNode } from "react";
-import { renderMarkdown, wrapLines } from "../markdown.ts";
+import { type ReactNode, useRef } from "react";
+import { LiveMarkdown } from "../live_markdown.ts";
+import { wrapLines } from "../markdown.ts";
 import type { Styles } from "../style.ts";
 import { formatElapsed } from "../text_util.ts";
 import type { LiveState } from "../transcript.ts";
@@ -24,16 +25,24 @@ export interface LiveTailProps {
   styles: Styles;
 }
 
-/** Keeps the last `max` lines, marking what was cut. */
-export function lastLines(lines: string[], max: number, s: Styles): string[] {
-  if (lines.length <= max) return lines;
+/**
+ * Keeps the last `max` lines, marking what was cut. `hidden` more lines, already left out of
+ * `lines`, count as cut too.
+ */
+export function lastLines(lines: string[], max: number, s: Styles, hidden = 0): string[] {
+  if (hidden === 0 && lines.length <= max) return lines;
   const keep = Math.max(1, max - 1);
-  return [s.dim(`… ${lines.length - keep} lines above`), ...lines.slice(-keep)];
+  return [s.dim(`… ${hidden + lines.length - keep} lines above`), ...lines.slice(-keep)];
 }
 
 /** The live tail. */
 export function LiveTail(props: LiveTailProps): ReactNode {
   const { live, width, styles: s } = props;
+  // Keeps the rendered stable part of the open block between frames.
+  const markdown = useRef<LiveMarkdown>(null);
+  markdown.current ??= new LiveMarkdown();
+  const budget = Math.max(1, props.maxLines - 1);
+  let hidden = 0;
   const blocks: string[][] = [];
   if (live.reasoning) {
     const text = live.reasoning.trim().split("\n").slice(-3).join("\n");
@@ -46,7 +55,13 @@ export function LiveTail(props: LiveTailProps): ReactNode {
     ]);
   }
   if (live.text.trim()) {
-    blocks.push(renderMarkdown(live.text, { width, styles: s }).split("\n"));
+    const text = markdown.current.render(live.text, { width, styles: s, keep: budget });
+    if (text.hidden > 0) {
+      // Whatever came before is cut as well: count it and drop it.
+      hidden = text.hidden + blocks.reduce((n, b) => n + b.length + 1, 0);
+      blocks.length = 0;
+    }
+    blocks.push(text.lines);
   }
   for (const tool of live.tools) {
     const lines = [
@@ -65,7 +80,7 @@ export function LiveTail(props: LiveTailProps): ReactNode {
   const lines = blocks.flatMap((b, i) => i === 0 ? b : ["", ...b]);
   return (
     <Box flexDirection="column" marginTop={1}>
-      {lastLines(lines, Math.max(1, props.maxLines - 1), s).map((line, i) => (
+      {lastLines(lines, budget, s, hidden).map((line, i) => (
         <Text key={i} wrap="truncate-end">{line || " "}</Text>
       ))}
     </Box>

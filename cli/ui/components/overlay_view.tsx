@@ -6,8 +6,8 @@
  */
 import { Box, Text } from "ink";
 import type { ReactNode } from "react";
-import { wrapLines } from "../markdown.ts";
-import { APPROVAL_CHOICES, type Overlay } from "../overlays.ts";
+import { renderMarkdown, wrapLines } from "../markdown.ts";
+import { APPROVAL_CHOICES, type Overlay, PLAN_CHOICES } from "../overlays.ts";
 import type { Styles } from "../style.ts";
 import { alignColumns, diffLines, looksLikeDiff } from "../text_util.ts";
 
@@ -30,14 +30,21 @@ function ListRows(props: {
   selected: number;
   width: number;
   styles: Styles;
+  /** Most rows, scroll markers included (the layout's budget). */
+  maxRows: number;
 }): ReactNode {
   const s = props.styles;
   // The arrow and its space, then the label column; the rest is left for the details.
   const rows = alignColumns(props.rows, Math.max(12, Math.floor((props.width - 2) * 0.45)));
-  const [from, to] = listWindow(rows.length, props.selected, LIST_ROWS);
+  const budget = Math.max(1, props.maxRows);
+  // A cut list needs a row for each marker; below three rows only the entries are shown.
+  const fits = rows.length <= Math.min(LIST_ROWS, budget);
+  const markers = !fits && budget >= 3;
+  const window = fits ? rows.length : Math.min(LIST_ROWS, markers ? budget - 2 : budget);
+  const [from, to] = listWindow(rows.length, props.selected, window);
   return (
     <Box flexDirection="column">
-      {from > 0 && <Text>{s.dim(`  ↑ ${from} more`)}</Text>}
+      {markers && from > 0 && <Text>{s.dim(`  ↑ ${from} more`)}</Text>}
       {rows.slice(from, to).map((row, i) => {
         const active = from + i === props.selected;
         const label = active ? s.cyan(s.bold(`› ${row.label}`)) : `  ${row.label}`;
@@ -48,7 +55,7 @@ function ListRows(props: {
           </Text>
         );
       })}
-      {to < rows.length && <Text>{s.dim(`  ↓ ${rows.length - to} more`)}</Text>}
+      {markers && to < rows.length && <Text>{s.dim(`  ↓ ${rows.length - to} more`)}</Text>}
     </Box>
   );
 }
@@ -87,9 +94,10 @@ function Panel(props: {
       paddingX={1}
       width={props.width}
     >
-      <Text>{props.styles.bold(props.title)}</Text>
+      {/* One row each, as the views count them. */}
+      <Text wrap="truncate-end">{props.styles.bold(props.title)}</Text>
       {props.children}
-      <Text>{props.styles.dim(props.footer)}</Text>
+      <Text wrap="truncate-end">{props.styles.dim(props.footer)}</Text>
     </Box>
   );
 }
@@ -134,7 +142,8 @@ function ApprovalView(props: {
   // Everything but the diff: borders, title, footer, choices and the lines above.
   const fixed = 2 + 1 + 1 + 1 + APPROVAL_CHOICES.length + head.length + where.length +
     detail.length + (scope ? 1 : 0) + (preview.note ? 1 : 0);
-  const diffRows = Math.max(MIN_DIFF_ROWS, props.maxLines - fixed - 2);
+  // What the budget leaves; in a short terminal fewer than MIN_DIFF_ROWS, but never none.
+  const diffRows = Math.max(1, props.maxLines - fixed - 2);
   const scrolls = diff.length > diffRows;
   return (
     <Panel
@@ -162,7 +171,49 @@ function ApprovalView(props: {
         {APPROVAL_CHOICES.map((c, i) => {
           const text = `${c.keys[0]}. ${c.label}`;
           return (
-            <Text key={c.choice}>
+            <Text key={c.choice} wrap="truncate-end">
+              {i === overlay.selected ? s.cyan(s.bold(`› ${text}`)) : `  ${text}`}
+            </Text>
+          );
+        })}
+      </Box>
+    </Panel>
+  );
+}
+
+/**
+ * A plan's approval (`exit_plan_mode`): the plan rendered as Markdown in a window that PgUp
+ * PgDn scroll, then Approve / Keep planning. Nothing of the call's preview applies to it.
+ */
+function PlanApprovalView(props: {
+  overlay: Extract<Overlay, { kind: "approval" }>;
+  width: number;
+  maxLines: number;
+  styles: Styles;
+}): ReactNode {
+  const { overlay, width, styles: s } = props;
+  const inner = Math.max(8, width - 4);
+  const lines = renderMarkdown(overlay.request.detail ?? "", { width: inner, styles: s })
+    .split("\n");
+  // Borders, title, footer, the blank line and the choices.
+  const rows = Math.max(MIN_DIFF_ROWS, props.maxLines - (2 + 1 + 1 + 1 + PLAN_CHOICES.length) - 2);
+  const scrolls = lines.length > rows;
+  return (
+    <Panel
+      title="Approve this plan?"
+      footer={`↑↓ Enter to choose · 1 2 · Esc keeps planning${
+        scrolls ? " · PgUp PgDn scroll the plan" : ""
+      }`}
+      color="yellow"
+      width={width}
+      styles={s}
+    >
+      <ScrollLines lines={lines} offset={overlay.offset ?? 0} rows={rows} styles={s} />
+      <Box flexDirection="column" marginTop={1}>
+        {PLAN_CHOICES.map((c, i) => {
+          const text = `${c.keys[0]}. ${c.label}`;
+          return (
+            <Text key={c.choice} wrap="truncate-end">
               {i === overlay.selected ? s.cyan(s.bold(`› ${text}`)) : `  ${text}`}
             </Text>
           );
@@ -180,6 +231,16 @@ export function OverlayView(
   const inner = Math.max(8, width - 4);
   switch (overlay.kind) {
     case "approval":
+      if (overlay.request.kind === "plan") {
+        return (
+          <PlanApprovalView
+            overlay={overlay}
+            width={width}
+            maxLines={props.maxLines}
+            styles={s}
+          />
+        );
+      }
       return <ApprovalView overlay={overlay} width={width} maxLines={props.maxLines} styles={s} />;
     case "help":
     case "mcp":
@@ -194,7 +255,7 @@ export function OverlayView(
           <ScrollLines
             lines={overlay.lines}
             offset={overlay.offset}
-            rows={Math.max(3, props.maxLines - 6)}
+            rows={Math.max(1, props.maxLines - 6)}
             styles={s}
           />
         </Panel>
@@ -216,6 +277,7 @@ export function OverlayView(
             selected={overlay.selected}
             width={inner}
             styles={s}
+            maxRows={props.maxLines - 4}
           />
         </Panel>
       );
@@ -229,6 +291,7 @@ export function OverlayView(
           selected={overlay.selected}
           width={width}
           styles={s}
+          maxRows={props.maxLines}
         />
       );
     case "mention":
@@ -238,6 +301,7 @@ export function OverlayView(
           selected={overlay.selected}
           width={width}
           styles={s}
+          maxRows={props.maxLines}
         />
       );
   }

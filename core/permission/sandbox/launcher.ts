@@ -258,6 +258,9 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
   };
 
   return {
+    get rebindsWriteRoots(): boolean {
+      return opts.mode === "workspace-write" && backend !== "none";
+    },
     async preflight(): Promise<void> {
       if (opts.mode === "none") return;
       const found = await programs();
@@ -296,8 +299,16 @@ export function createSandboxShell(opts: SandboxShellOptions): ShellLauncher {
         await ws.mkdir(canonical, { recursive: true });
         extra.push(canonical);
       }
+      // A write claim narrows the writable roots; it can never add one the scope lacks.
+      for (const root of spawn.writeRoots ?? []) {
+        if (!opts.scope.allowsWrite(root)) {
+          throw new WriteScopeError(
+            `${root} is outside the write scope, so the command was not run.`,
+          );
+        }
+      }
       const roots: string[] = [];
-      for (const root of [...opts.scope.roots(), ...extra]) {
+      for (const root of [...spawn.writeRoots ?? opts.scope.roots(), ...extra]) {
         if (!(await lstat(root))) continue;
         await stillCanonical(ws, root, "The writable root");
         roots.push(root);
