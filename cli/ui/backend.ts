@@ -81,6 +81,16 @@ export interface ChatBackend {
    * plan mode is not available.
    */
   planMode?(): PlanMode | undefined;
+  /**
+   * `/<profile> task`: runs the subagent profile `name` on `task` through the host's one
+   * subagent runner, its events as they happen, ending with a `done`; undefined when there is
+   * no such profile. Absent: profiles are not available.
+   */
+  runProfile?(
+    name: string,
+    task: string,
+    opts: { signal: AbortSignal },
+  ): Promise<AsyncIterable<AgentEvent> | undefined>;
   /** What an approval prompt shows of `call`: an edit's diff, a command's directory and sandbox. */
   preview?(call: ToolCall, opts: { signal: AbortSignal }): Promise<ApprovalPreview>;
   /** The configured models with why each cannot be used now (a missing key), for `/model`. */
@@ -230,6 +240,41 @@ export class HostBackend implements ChatBackend {
       }
       yield event;
     }
+  }
+
+  async runProfile(
+    name: string,
+    task: string,
+    opts: { signal: AbortSignal },
+  ): Promise<AsyncIterable<AgentEvent> | undefined> {
+    const host = this.#opts.host;
+    const profile = await host.findProfile(name);
+    if (!profile) return undefined;
+    const parent = this.#agent.session.id;
+    return (async function* (): AsyncIterable<AgentEvent> {
+      const it = host.runSubagent(
+        { task, profile, parent: { sessionId: parent, depth: 0 } },
+        { signal: opts.signal },
+      );
+      while (true) {
+        const step = await it.next();
+        if (!step.done) {
+          yield step.value;
+          continue;
+        }
+        const r = step.value;
+        yield {
+          type: "done",
+          status: r.status,
+          text: r.text,
+          turns: r.turns,
+          toolCalls: r.receipts.commands.length,
+          usage: r.usage,
+          ...(r.error ? { error: r.error } : {}),
+        };
+        return;
+      }
+    })();
   }
 
   models(): string[] {

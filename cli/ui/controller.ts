@@ -876,6 +876,14 @@ export class ChatController {
   }
 
   #onEvent(event: AgentEvent): void {
+    // The activity line names the phase: the planner's research, then the executor's work.
+    if (this.#busy && (event.type === "route" || event.type === "plan")) {
+      const planning = event.type === "route" && event.route !== "executor";
+      const label = planning ? `planning (${event.route.replace("_", " ")})` : "thinking";
+      if (event.type === "route" || event.status === "approved") {
+        this.#busy = { ...this.#busy, label };
+      }
+    }
     if (event.type === "goal" && event.change !== "round") {
       const g = event.goal;
       const level = event.change === "bound" || event.change === "blocked" ? "warning" : "info";
@@ -926,6 +934,29 @@ export class ChatController {
     }
   }
 
+  /**
+   * `/<profile> task`: the subagent profile runs the task in its own session; its tool calls
+   * and answer show here. False when there is no such profile.
+   */
+  async #runProfile(name: string, task: string, raw: string): Promise<boolean> {
+    let found = false;
+    await this.#work(`subagent ${name}`, async (signal) => {
+      const events = await this.#backend.runProfile!(name, task, { signal });
+      if (!events) return;
+      found = true;
+      if (!task.trim()) {
+        this.#notice("warning", `Type /${name} followed by the task for the subagent.`);
+        return;
+      }
+      this.#add({ kind: "user", text: raw });
+      for await (const event of events) {
+        // The child's prompt says nothing about how full this conversation's window is.
+        this.#onEvent(event.type === "usage" ? { ...event, purpose: "subagent" } : event);
+      }
+    });
+    return found;
+  }
+
   async #runSlash(name: string, args: string, raw: string): Promise<void> {
     const builtin = findBuiltin(name);
     if (builtin) return await builtin.run(this.#slashContext(), args);
@@ -941,6 +972,7 @@ export class ChatController {
     }
     const prompt = this.#mcp()?.prompts().find((p) => p.command === name);
     if (prompt) return await this.#runMcpPrompt(prompt, args, raw);
+    if (this.#backend.runProfile && await this.#runProfile(name, args, raw)) return;
     this.#notice("warning", `Unknown command /${name}. Type /help to see the commands.`);
     this.#changed(true);
   }

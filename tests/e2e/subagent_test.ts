@@ -8,6 +8,7 @@ import { openHost } from "../../cli/host.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import { type FakeStep, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo, runReasonix } from "./support.ts";
+import { startUiSession } from "../support/ui_session.ts";
 import { fixtureServerToml } from "../mcp/servers.ts";
 
 interface Msg {
@@ -441,5 +442,33 @@ Deno.test("reasonix subagent create, edit and delete manage simple profiles only
   } finally {
     await Deno.remove(repo, { recursive: true });
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("/<profile> task in the interactive UI runs the profile through the one runner", async () => {
+  const s = await startUiSession({
+    script: (req: RecordedRequest): FakeStep => {
+      if (!system(req).startsWith("You are a careful reviewer")) return { text: "parent" };
+      return lastTool(req) === undefined
+        ? { toolCalls: [call("read_file", { path: "a.ts" })] }
+        : { text: "a.ts looks fine" };
+    },
+    files: { ".reasonix/skills/reviewer/SKILL.md": REVIEWER, "a.ts": "a\n" },
+  });
+  try {
+    s.type("/reviewer check a.ts");
+    s.press({ return: true });
+    await s.until(() => s.lines().some((l) => l.includes("a.ts looks fine")), "the child's answer");
+    const lines = s.lines();
+    assert.ok(lines.some((l) => l.includes("/reviewer check a.ts")), lines.join("\n"));
+    assert.ok(lines.some((l) => l.includes("read_file")), lines.join("\n"));
+    // The child ran in its own session: the parent's conversation is untouched.
+    assert.equal(s.backend.history().length, 0);
+    assert.ok(s.fake.requests.every((r) => system(r).startsWith("You are a careful reviewer")));
+    s.type("/nobody x");
+    s.press({ return: true });
+    await s.until(() => s.lines().some((l) => l.includes("Unknown command /nobody")));
+  } finally {
+    await s.close();
   }
 });
