@@ -163,8 +163,11 @@ export interface ToolContext {
   shell: ShellLauncher;
   /** Limits and environment from the `[tools]` table. */
   settings: ToolSettings;
-  /** Reports progress of a long call to the front end. */
-  progress(message: string): void;
+  /**
+   * Reports progress of a long call to the front end. `detail` carries structured extras for
+   * front ends (a subagent's own event); it never reaches the model.
+   */
+  progress(message: string, detail?: Readonly<Record<string, unknown>>): void;
   /** Read rules per file; absent where no permission layer runs (tests, library use). */
   readGuard?: ReadGuard;
   /**

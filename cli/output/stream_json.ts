@@ -77,6 +77,35 @@ const MIN_CACHEABLE_PROMPT = 1024;
 /** Share of the previous prompt a request must read from the cache not to count as a miss. */
 const CACHE_BREAK_RATIO = 0.9;
 
+/** A subagent's event carried by a `tool_progress`, as a `reasonix_child` line's fields. */
+function childLine(detail: Readonly<Record<string, unknown>> | undefined) {
+  const event = detail?.event as AgentEvent | undefined;
+  if (!event || typeof detail?.child !== "string") return undefined;
+  const base = { child_id: detail.child };
+  switch (event.type) {
+    case "tool_start":
+      return {
+        ...base,
+        event: "tool_use",
+        id: event.call.id,
+        name: event.call.name,
+        input: toolInput(event.call.arguments),
+      };
+    case "tool_end":
+      return {
+        ...base,
+        event: "tool_result",
+        id: event.call.id,
+        name: event.call.name,
+        is_error: event.result.isError === true,
+      };
+    case "usage":
+      return { ...base, event: "usage", usage: claudeUsage(event.usage) };
+    default:
+      return undefined;
+  }
+}
+
 /** Maps a Reasonix run status to Claude Code's `result` subtype. */
 export function resultSubtype(status: RunStatus): ResultSubtype {
   switch (status) {
@@ -262,9 +291,12 @@ export class StreamJsonWriter {
         this.#assistant({ type: "tool_use", id: event.call.id, name: event.call.name, input });
         break;
       }
-      case "tool_progress":
+      case "tool_progress": {
         this.#reasonix("tool_progress", { tool_use_id: event.callId, message: event.message });
+        const child = childLine(event.detail);
+        if (child) this.#reasonix("child", { tool_use_id: event.callId, ...child });
         break;
+      }
       case "tool_end":
         this.#line({
           type: "user",

@@ -563,8 +563,13 @@ export class Agent implements Runner {
               signal,
               gate: o.gate,
               timeoutMs: o.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
-              onProgress: (message) =>
-                events.push({ type: "tool_progress", callId: call.id, message }),
+              onProgress: (message, detail) =>
+                events.push({
+                  type: "tool_progress",
+                  callId: call.id,
+                  message,
+                  ...(detail ? { detail } : {}),
+                }),
               onEvent: (event) => events.push(event),
             }),
           );

@@ -64,6 +64,8 @@ export interface UsageTotals {
 export interface EventOrigin {
   /** `planner` for the planner's events (its own session, usage and tool calls). */
   agent?: "planner" | "subagent";
+  /** The session id of the subagent an event came from. */
+  agentId?: string;
 }
 
 /**
@@ -96,7 +98,16 @@ export type AgentEvent =
     | { type: "text"; text: string }
     | { type: "reasoning"; text: string }
     | { type: "tool_start"; call: ToolCall }
-    | { type: "tool_progress"; callId: string; message: string }
+    | {
+      type: "tool_progress";
+      callId: string;
+      message: string;
+      /**
+       * Structured extras for front ends, e.g. `{ child, event }` for an event of a subagent the
+       * call runs (`child` is its session id). Never sent to the model.
+       */
+      detail?: Readonly<Record<string, unknown>>;
+    }
     | { type: "tool_end"; call: ToolCall; result: ToolResult; durationMs: number }
     | {
       type: "usage";

@@ -52,7 +52,7 @@ export interface ExecuteOptions {
   gate?: ToolGate;
   /** Bound on a single call whose tool names none of its own (`Tool.timeoutMs`). */
   timeoutMs: number;
-  onProgress?(message: string): void;
+  onProgress?(message: string, detail?: Readonly<Record<string, unknown>>): void;
   /** Receives permission and approval events raised while the call is checked. */
   onEvent?(event: AgentEvent): void;
 }
@@ -143,7 +143,7 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
     ...opts.context,
     workspace: opts.context.workspace ?? localWorkspace(),
     signal,
-    progress: (message) => opts.onProgress?.(message),
+    progress: (message, detail) => opts.onProgress?.(message, detail),
   };
   let result: ToolResult;
   try {

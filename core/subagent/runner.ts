@@ -232,7 +232,7 @@ export class SubagentRunner {
         if (event.type === "tool_end" && started.has(event.call.id)) {
           commands.push({ command: started.get(event.call.id)!, ok: !event.result.isError });
         }
-        yield { ...event, agent: "subagent" };
+        yield { ...event, agent: "subagent", agentId: child.session.id };
       }
       const record = child.claim?.record ?? { written: [], refused: [] };
       return {

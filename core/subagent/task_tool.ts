@@ -120,7 +120,15 @@ async function runOne(
       const step = await it.next();
       if (step.done) return { result: step.value };
       const event = step.value;
-      if (event.type === "tool_start") ctx.progress(`${label}: ${event.call.name}`);
+      // Each child's own activity, tagged with its session, for front ends that show it.
+      if (event.type === "tool_start") {
+        ctx.progress(`${label}: ${event.call.name}`, { child: event.agentId, event });
+      } else if (event.type === "tool_end") {
+        const mark = event.result.isError ? "✗" : "✓";
+        ctx.progress(`${label}: ${event.call.name} ${mark}`, { child: event.agentId, event });
+      } else if (event.type === "usage") {
+        ctx.progress(`${label}: thinking`, { child: event.agentId, event });
+      }
     }
   } catch (error) {
     if (error instanceof SubagentRefusal) return { refusal: error.message };

@@ -472,3 +472,35 @@ Deno.test("/<profile> task in the interactive UI runs the profile through the on
     await s.close();
   }
 });
+
+Deno.test("stream-json carries each child's events tagged with the child's session id", async () => {
+  const fake = await startFakeLlm({
+    script: script(delegateOnce([{ prompt: "look: read a.ts", read_only: true }]), {
+      look: (req) =>
+        lastTool(req) === undefined
+          ? { toolCalls: [call("read_file", { path: "a.ts" })] }
+          : { text: "read it" },
+    }),
+  });
+  const repo = await makeRepo({ "a.ts": "a\n" });
+  const home = await makeHome(fake.url);
+  try {
+    const out = await runReasonix(
+      ["run", "--output-format", "stream-json", "--permission-mode", "auto", "look"],
+      { cwd: repo, home },
+    );
+    assert.equal(out.code, 0, out.stderr);
+    const lines = out.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const child = lines.filter((l) => l.subtype === "reasonix_child");
+    assert.deepEqual(child.map((l) => l.event), ["usage", "tool_use", "tool_result", "usage"]);
+    assert.match(child[0].child_id, /^[0-9a-f-]{36}$/);
+    assert.ok(child.every((l) => l.child_id === child[0].child_id));
+    const task = lines.find((l) => l.type === "assistant" && l.message.content[0].name === "task");
+    assert.ok(child.every((l) => l.tool_use_id === task.message.content[0].id));
+    assert.equal(child[1].name, "read_file");
+  } finally {
+    await fake.close();
+    await Deno.remove(repo, { recursive: true });
+    await Deno.remove(home, { recursive: true });
+  }
+});
