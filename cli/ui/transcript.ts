@@ -44,6 +44,41 @@ export interface LiveTool {
   call: ToolCall;
   startedAt: number;
   progress?: string;
+  /** Subagents the call runs (the `task` tool): each one's latest activity and its tokens. */
+  children?: readonly LiveChild[];
+}
+
+/** A subagent of a running call, as its events report it. */
+export interface LiveChild {
+  /** Its session id. */
+  id: string;
+  /** Its latest tool activity, e.g. `read_file ✓`. */
+  activity: string;
+  /** Prompt + completion tokens so far. */
+  tokens: number;
+}
+
+/** Folds one child event (a `tool_progress` detail) into a running call's children. */
+function withChild(
+  children: readonly LiveChild[] | undefined,
+  detail: Readonly<Record<string, unknown>> | undefined,
+): readonly LiveChild[] | undefined {
+  const id = detail?.child;
+  const event = detail?.event as AgentEvent | undefined;
+  if (typeof id !== "string" || !event) return children;
+  const list = [...children ?? []];
+  let at = list.findIndex((c) => c.id === id);
+  if (at < 0) at = list.push({ id, activity: "starting", tokens: 0 }) - 1;
+  const child = { ...list[at] };
+  if (event.type === "tool_start") child.activity = event.call.name;
+  if (event.type === "tool_end") {
+    child.activity = `${event.call.name} ${event.result.isError ? "✗" : "✓"}`;
+  }
+  if (event.type === "usage") {
+    child.tokens += event.usage.promptTokens + event.usage.completionTokens;
+  }
+  list[at] = child;
+  return list;
 }
 
 /** The part of the screen that is redrawn. */
@@ -187,7 +222,9 @@ export class Transcript {
         this.live = {
           ...this.live,
           tools: this.live.tools.map((t) =>
-            t.call.id === event.callId ? { ...t, progress: event.message } : t
+            t.call.id === event.callId
+              ? { ...t, progress: event.message, children: withChild(t.children, event.detail) }
+              : t
           ),
         };
         break;

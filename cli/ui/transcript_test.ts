@@ -197,3 +197,34 @@ Deno.test("a planner route shows a notice, the planner's prose folds, the plan r
   const last = t.items[3];
   assert.ok(last.kind === "notice" && /approved/.test(last.text));
 });
+
+Deno.test("a running task card keeps each child's latest activity and tokens apart", () => {
+  const t = new Transcript();
+  const task = { id: "t1", name: "task", arguments: "{}" };
+  t.apply({ type: "tool_start", call: task }, 0);
+  const child = (id: string, event: AgentEvent) =>
+    t.apply({ type: "tool_progress", callId: "t1", message: "…", detail: { child: id, event } }, 1);
+  const read = { id: "r1", name: "read_file", arguments: "{}" };
+  const usage = {
+    promptTokens: 1200,
+    completionTokens: 30,
+    cacheHitTokens: 0,
+    cacheMissTokens: 1200,
+  };
+  child("aaaaaaaa-1", { type: "tool_start", call: read });
+  child("bbbbbbbb-2", {
+    type: "usage",
+    turn: 1,
+    usage,
+    cacheHitRatio: 0,
+    totals: { ...usage },
+  });
+  child("aaaaaaaa-1", { type: "tool_end", call: read, result: { content: "x" }, durationMs: 1 });
+  assert.deepEqual(t.live.tools[0].children, [
+    { id: "aaaaaaaa-1", activity: "read_file ✓", tokens: 0 },
+    { id: "bbbbbbbb-2", activity: "starting", tokens: 1230 },
+  ]);
+  // Progress without a child event leaves the children as they are.
+  t.apply({ type: "tool_progress", callId: "t1", message: "plain" }, 2);
+  assert.equal(t.live.tools[0].children?.length, 2);
+});

@@ -69,7 +69,15 @@ export function LiveTail(props: LiveTailProps): ReactNode {
         s.dim(formatElapsed(props.now - tool.startedAt))
       }`,
     ];
-    if (tool.progress) lines.push(s.dim(`  ⎿ ${tool.progress.split("\n")[0]}`));
+    if (tool.children?.length) {
+      // One line per subagent: its own latest activity and tokens, not the parent's.
+      for (const child of tool.children) {
+        const tokens = child.tokens >= 1000
+          ? `${(child.tokens / 1000).toFixed(1)}k`
+          : String(child.tokens);
+        lines.push(s.dim(`  ↳ ${child.id.slice(0, 8)} · ${child.activity} · ${tokens} tok`));
+      }
+    } else if (tool.progress) lines.push(s.dim(`  ⎿ ${tool.progress.split("\n")[0]}`));
     blocks.push(lines);
   }
   for (const q of props.queued) {

@@ -28,3 +28,33 @@ Deno.test("the live tail of a long open list shows its newest lines and counts a
   assert.deepEqual(lines.slice(1, 7), full.slice(-6));
   assert.match(lines.at(-1)!, /queued: next question/);
 });
+
+Deno.test("a running task card shows one line per subagent with its activity and tokens", () => {
+  const call = { id: "t1", name: "task", arguments: '{"tasks":[]}' };
+  const out = renderToString(
+    <LiveTail
+      live={{
+        text: "",
+        reasoning: "",
+        tools: [{
+          call,
+          startedAt: 0,
+          progress: "child 2: grep",
+          children: [
+            { id: "aaaaaaaa-1111", activity: "read_file ✓", tokens: 1230 },
+            { id: "bbbbbbbb-2222", activity: "grep", tokens: 40 },
+          ],
+        }],
+      }}
+      queued={[]}
+      width={80}
+      maxLines={10}
+      now={1000}
+      styles={plain}
+    />,
+    { columns: 80 },
+  );
+  assert.match(out, /↳ aaaaaaaa · read_file ✓ · 1\.2k tok/);
+  assert.match(out, /↳ bbbbbbbb · grep · 40 tok/);
+  assert.doesNotMatch(out, /child 2: grep/, "the children's lines replace the progress line");
+});
