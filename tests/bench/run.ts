@@ -33,7 +33,6 @@ import { historyLatency, longCompactingSession } from "./context.ts";
 import { readLoopSession } from "../support/read_loop.ts";
 import { truncationScaling } from "./truncation.ts";
 import { historyRows } from "./history.ts";
-import { subagentBench, subagentTable } from "./subagents.ts";
 import { bundleProgram, harnessTable, type Program } from "./harness.ts";
 import { uiStreamBench, uiStreamTable } from "./ui_stream.ts";
 import { TmuxSession } from "../e2e/tmux.ts";
@@ -450,7 +449,13 @@ if (import.meta.main && Deno.args.includes("--harness-only")) {
   );
   // Delegation: harness time of a spawn, and memory while six children work.
   console.log("\nSubagents (in-process host, the fake model in another process):\n");
-  console.log(subagentTable(await subagentBench()));
+  // In a process of its own: this one's heap has grown already, which would hide the growth.
+  const subagents = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--config", CONFIG, join(ROOT, "tests/bench/subagents.ts")],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  console.log(new TextDecoder().decode(subagents.stdout).trimEnd());
   // Long single Markdown blocks in the interactive UI, against many small ones (tmux).
   if (await TmuxSession.available()) {
     console.log("\nInteractive UI, long replies streamed at the same pace (100×40 tmux):\n");

@@ -146,7 +146,10 @@ export async function subagentBench(opts: { spawns?: number } = {}): Promise<Sub
       const e of agent.run({ text: "delegate six" }, { signal: AbortSignal.timeout(600_000) })
     ) {
       peak = Math.max(peak, Deno.memoryUsage().rss);
-      if (e.type === "tool_progress") childRequests++;
+      // One per tool call a child started (its results and usage ride progress too).
+      if (e.type === "tool_progress" && (e.detail?.event as AgentEvent)?.type === "tool_start") {
+        childRequests++;
+      }
     }
     clearInterval(sampler);
     return {
