@@ -72,25 +72,27 @@ export interface SessionUsage {
   currency: string | null;
 }
 
+/** Totals in the snake_case of the headless formats: tokens, cache-hit share, cost. */
+export function usageSummary(u: UsageTotals): SessionUsage {
+  return {
+    tokens: {
+      prompt: u.promptTokens,
+      completion: u.completionTokens,
+      cache_hit: u.cacheHitTokens,
+      cache_miss: u.cacheMissTokens,
+    },
+    cache_hit_ratio: Number(cacheHitRatio(u).toFixed(4)),
+    cost: u.cost === undefined ? null : Number(u.cost.toFixed(6)),
+    currency: u.currency ?? null,
+  };
+}
+
 /** Per-session usage of a coordinated run in the snake_case of the headless formats. */
 export function sessionUsage(
   sessions: NonNullable<Extract<AgentEvent, { type: "done" }>["sessions"]>,
 ): Record<string, SessionUsage> {
   const out: Record<string, SessionUsage> = {};
-  for (const [name, u] of Object.entries(sessions)) {
-    if (!u) continue;
-    out[name] = {
-      tokens: {
-        prompt: u.promptTokens,
-        completion: u.completionTokens,
-        cache_hit: u.cacheHitTokens,
-        cache_miss: u.cacheMissTokens,
-      },
-      cache_hit_ratio: Number(cacheHitRatio(u).toFixed(4)),
-      cost: u.cost === undefined ? null : Number(u.cost.toFixed(6)),
-      currency: u.currency ?? null,
-    };
-  }
+  for (const [name, u] of Object.entries(sessions)) if (u) out[name] = usageSummary(u);
   return out;
 }
 
@@ -218,15 +220,7 @@ export function summarize(opts: {
     session_id: info.sessionId,
     turns: done.turns,
     tool_calls: done.toolCalls,
-    tokens: {
-      prompt: u.promptTokens,
-      completion: u.completionTokens,
-      cache_hit: u.cacheHitTokens,
-      cache_miss: u.cacheMissTokens,
-    },
-    cache_hit_ratio: Number(cacheHitRatio(u).toFixed(4)),
-    cost: u.cost === undefined ? null : Number(u.cost.toFixed(6)),
-    currency: u.currency ?? null,
+    ...usageSummary(u),
     duration_ms: Math.round(durationMs),
     permissions,
     refused: opts.refused ?? [],
@@ -334,7 +328,7 @@ export class JsonSummaryWriter {
       summary.subagent_runs = this.#subagentRuns;
       summary.write_scope_violations = this.#violations;
       if (this.#childUsage) {
-        summary.subagents = sessionUsage({ executor: this.#childUsage }).executor;
+        summary.subagents = usageSummary(this.#childUsage);
       }
       if (this.#plan) summary.plan = this.#plan;
       this.#write(`${JSON.stringify(summary)}\n`);

@@ -20,7 +20,7 @@ import type { ToolRegistry } from "../../tools/registry.ts";
 import type { SharedToolContext, ToolResult } from "../../tools/types.ts";
 import { ReasonixError } from "../../errors.ts";
 import type { Price } from "../config/types.ts";
-import { countRequest, emptyTotals } from "./cost.ts";
+import { addUsage, cacheHitRatio, countRequest, emptyTotals } from "./cost.ts";
 import type { AgentEvent, Runner, RunStatus, UsageTotals, UserInput } from "./events.ts";
 import { AsyncQueue } from "./queue.ts";
 import type { Session } from "./session.ts";
@@ -50,20 +50,14 @@ function countChild(
     cacheHitTokens: child.cacheHitTokens,
     cacheMissTokens: child.cacheMissTokens,
   };
-  totals.promptTokens += usage.promptTokens;
-  totals.completionTokens += usage.completionTokens;
-  totals.cacheHitTokens += usage.cacheHitTokens;
-  totals.cacheMissTokens += usage.cacheMissTokens;
-  if (sameMoney) {
-    totals.cost = (totals.cost ?? 0) + child.cost!;
-    totals.currency ??= child.currency;
-  }
+  addUsage(totals, usage, sameMoney ? child.cost : undefined);
+  if (sameMoney) totals.currency ??= child.currency;
   return {
     type: "usage",
     turn,
     usage,
     ...(sameMoney ? { cost: child.cost, currency: child.currency } : {}),
-    cacheHitRatio: usage.promptTokens ? usage.cacheHitTokens / usage.promptTokens : 0,
+    cacheHitRatio: cacheHitRatio(usage),
     totals: { ...totals },
     purpose: "subagent",
   };

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { addUsage, emptyTotals } from "../agent/cost.ts";
 import type { UsageTotals } from "../agent/events.ts";
 
 function plus(a: number | undefined, b: number | undefined): number | undefined {
@@ -14,12 +15,9 @@ function plus(a: number | undefined, b: number | undefined): number | undefined 
  * figures keep theirs).
  */
 export function sumTotals(a: UsageTotals, b: UsageTotals): UsageTotals {
-  const out: UsageTotals = {
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    cacheHitTokens: a.cacheHitTokens + b.cacheHitTokens,
-    cacheMissTokens: a.cacheMissTokens + b.cacheMissTokens,
-  };
+  const out = emptyTotals();
+  addUsage(out, a);
+  addUsage(out, b);
   const priced = [a, b].filter((t) => t.cost !== undefined);
   const currencies = new Set(priced.map((t) => t.currency));
   if (priced.length && currencies.size === 1) {

@@ -167,17 +167,29 @@ function ApprovalView(props: {
       {preview.note && <Text wrap="truncate-end">{s.dim(`No diff: ${preview.note}`)}</Text>}
       {detail.map((line, i) => <Text key={`d${i}`} wrap="truncate-end">{line}</Text>)}
       {scope && <Text wrap="truncate-end">{s.dim(`For this session: ${scope}`)}</Text>}
-      <Box flexDirection="column" marginTop={1}>
-        {APPROVAL_CHOICES.map((c, i) => {
-          const text = `${c.keys[0]}. ${c.label}`;
-          return (
-            <Text key={c.choice} wrap="truncate-end">
-              {i === overlay.selected ? s.cyan(s.bold(`› ${text}`)) : `  ${text}`}
-            </Text>
-          );
-        })}
-      </Box>
+      <ChoiceRows choices={APPROVAL_CHOICES} selected={overlay.selected} styles={s} />
     </Panel>
+  );
+}
+
+/** The numbered choices of an approval prompt, the selected one marked. */
+function ChoiceRows(props: {
+  choices: readonly { choice: string; label: string; keys: readonly string[] }[];
+  selected: number;
+  styles: Styles;
+}): ReactNode {
+  const s = props.styles;
+  return (
+    <Box flexDirection="column" marginTop={1}>
+      {props.choices.map((c, i) => {
+        const text = `${c.keys[0]}. ${c.label}`;
+        return (
+          <Text key={c.choice} wrap="truncate-end">
+            {i === props.selected ? s.cyan(s.bold(`› ${text}`)) : `  ${text}`}
+          </Text>
+        );
+      })}
+    </Box>
   );
 }
 
@@ -209,16 +221,7 @@ function PlanApprovalView(props: {
       styles={s}
     >
       <ScrollLines lines={lines} offset={overlay.offset ?? 0} rows={rows} styles={s} />
-      <Box flexDirection="column" marginTop={1}>
-        {PLAN_CHOICES.map((c, i) => {
-          const text = `${c.keys[0]}. ${c.label}`;
-          return (
-            <Text key={c.choice} wrap="truncate-end">
-              {i === overlay.selected ? s.cyan(s.bold(`› ${text}`)) : `  ${text}`}
-            </Text>
-          );
-        })}
-      </Box>
+      <ChoiceRows choices={PLAN_CHOICES} selected={overlay.selected} styles={s} />
     </Panel>
   );
 }
