@@ -33,7 +33,20 @@ export type ReasonixErrorCode =
   | "mcp_startup_timeout"
   | "mcp_unavailable"
   // Goal mode: a goal operation that does not apply (stale revision, no goal, too early).
-  | "goal_refused";
+  | "goal_refused"
+  // Remote SSH workspaces (remote/).
+  | RemoteErrorCode;
+
+/** The codes of remote-workspace failures (`RemoteError`, remote/errors.ts). */
+export type RemoteErrorCode =
+  | "remote_target_invalid"
+  | "remote_unreachable"
+  | "remote_auth_failed"
+  | "remote_host_key_unknown"
+  | "remote_host_key_changed"
+  | "remote_path_missing"
+  | "remote_tool_missing"
+  | "remote_connection_lost";
 
 /** The codes of provider failures (`ProviderError`, providers/errors.ts). */
 export type ProviderErrorCode =

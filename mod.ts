@@ -21,7 +21,12 @@
  *
  * @module
  */
-export { type MemoryErrorCode, ReasonixError, type ReasonixErrorCode } from "./errors.ts";
+export {
+  type MemoryErrorCode,
+  ReasonixError,
+  type ReasonixErrorCode,
+  type RemoteErrorCode,
+} from "./errors.ts";
 export { ConfigError } from "./core/config/errors.ts";
 export { ProviderError, type ProviderErrorCode } from "./providers/errors.ts";
 
@@ -30,6 +35,7 @@ export {
   type HostFlags,
   type HostMcpStart,
   type HostTrust,
+  type HostWorkspace,
   openHost,
   type OpenHostOptions,
   TRUST_NO_PROJECT,

@@ -17,6 +17,8 @@ import {
 } from "../core/host/open.ts";
 import type { McpResourceReader } from "../core/references/mod.ts";
 import type { McpAccess } from "./mcp_runtime.ts";
+import { lazyImport } from "./lazy.ts";
+import type { RemoteModule, RemoteRequest } from "./commands/types.ts";
 import { mcpStateDir, startMcp } from "./mcp_runtime.ts";
 import { checkProviderTrust, loadProjectTrust, untrustedWarning } from "./project_trust.ts";
 
@@ -39,6 +41,8 @@ export interface OpenHostOptions
    * front end whose MCP view is another one (tests of the interactive UI).
    */
   resources?: McpResourceReader;
+  /** `--remote`: the tools run on that host over SSH (`cli/remote_cmd.ts`). */
+  remote?: RemoteRequest;
 }
 
 /**
@@ -48,6 +52,10 @@ export interface OpenHostOptions
  */
 export async function openHost(opts: OpenHostOptions): Promise<CliHost> {
   const home = reasonixHome(opts.env);
+  const remote = opts.remote
+    ? (await lazyImport<RemoteModule>("cli/remote_cmd.ts"))
+      .remoteWorkspace(opts.remote, opts.env)
+    : undefined;
   const trust = await loadProjectTrust({
     home,
     cwd: opts.cwd,
@@ -59,6 +67,7 @@ export async function openHost(opts: OpenHostOptions): Promise<CliHost> {
     env: opts.env,
     flags: opts.flags,
     now: opts.now,
+    ...(remote ? { workspace: remote.open } : {}),
     trust: {
       allows: trust.allows,
       warnings: trust.warnings,
@@ -75,6 +84,7 @@ export async function openHost(opts: OpenHostOptions): Promise<CliHost> {
         workspaceRoot,
         waitMs: opts.mcpReadyWaitMs,
         trust,
+        ...(remote ? { tunnel: remote.tunnel } : {}),
       });
       const warnings = [...mcp.warnings];
       // What the user just declined in the prompt needs no warning.

@@ -46,6 +46,7 @@ export async function interactive(opts: InteractiveOptions): Promise<number> {
       flags: { model: opts.model, ...permissions },
       trustSession: trust?.session,
       trustSkipped: trust?.skipped,
+      ...(opts.remote ? { remote: { ...opts.remote, interactive: true } } : {}),
     });
     backend = await HostBackend.create({
       host,

@@ -20,7 +20,11 @@ export const LAZY_MODULES = [
   "cli/mcp.ts",
   "cli/trust.ts",
   "cli/completions.ts",
+  "cli/doctor/command.ts",
   "cli/setup/command.ts",
+  "cli/serve/command.ts",
+  "cli/acp/mod.ts",
+  "cli/remote_cmd.ts",
   "plugins/mcp/host.ts",
 ] as const;
 

@@ -8,7 +8,7 @@
  * @module
  */
 import { lazyImport, setLazyRoot } from "./lazy.ts";
-import { version } from "./version.ts";
+import { version, versionReport } from "./version.ts";
 
 /** Global flags that take a value and may precede `--version`. */
 const VALUE_FLAGS = new Set(["--cwd"]);
@@ -17,6 +17,8 @@ function wantsVersion(args: readonly string[]): boolean {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === "--version" || arg === "-v") return true;
+    // `--json` may come before the flag it modifies: `reasonix --json --version`.
+    if (arg === "--json") continue;
     if (VALUE_FLAGS.has(arg)) {
       i++;
       continue;
@@ -30,7 +32,9 @@ function wantsVersion(args: readonly string[]): boolean {
 /** Runs the CLI and returns the process exit code. */
 export async function main(args: string[]): Promise<number> {
   if (wantsVersion(args)) {
-    console.log(`reasonix ${version()}`);
+    console.log(
+      args.includes("--json") ? JSON.stringify(versionReport()) : `reasonix ${version()}`,
+    );
     return 0;
   }
   const { runFast } = await lazyImport<typeof import("./commands/fast_run.ts")>(

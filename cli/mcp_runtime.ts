@@ -26,7 +26,7 @@ import type { McpHost } from "../plugins/mcp/host.ts";
 import type { AuthorizationOpener } from "../plugins/mcp/oauth_provider.ts";
 import { pruneOrphanedOAuth } from "../plugins/mcp/oauth_store.ts";
 import { stripControl } from "../plugins/mcp/text.ts";
-import type { McpServerDeclaration, McpServerEntry } from "../plugins/mcp/types.ts";
+import type { HttpServerSpec, McpServerDeclaration, McpServerEntry } from "../plugins/mcp/types.ts";
 import type { Capability } from "../tools/capability.ts";
 import type { Tool } from "../tools/types.ts";
 import type { TrustDeclaration } from "../core/config/mod.ts";
@@ -306,8 +306,29 @@ export async function startMcp(opts: {
   waitMs?: number;
   /** Which project-declared servers may start; without it, none. */
   trust?: ProjectTrust;
+  /**
+   * `--remote`: starts a `remote = true` server on the remote host when it has a command and
+   * returns the local end of a forward to its url. Without it such servers do not start.
+   */
+  tunnel?: (spec: HttpServerSpec) => Promise<URL>;
 }): Promise<McpRuntime> {
   const loaded = await loadMcpEntries(opts);
+  await Promise.all(loaded.entries.map(async (entry) => {
+    const spec = entry.spec;
+    if (!spec || spec.transport === "stdio" || !spec.remote) return;
+    if (!opts.tunnel) {
+      entry.spec = undefined;
+      entry.problem = "is declared remote = true, so it runs on the remote host of a " +
+        "--remote session; this session is local";
+      return;
+    }
+    try {
+      entry.spec = { ...spec, url: await opts.tunnel(spec) };
+    } catch (error) {
+      entry.spec = undefined;
+      entry.problem = `could not be reached on the remote host: ${(error as Error).message}`;
+    }
+  }));
   const { untrusted } = loaded;
   if (loaded.entries.length === 0) {
     return {

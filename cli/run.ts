@@ -30,6 +30,7 @@ import { version } from "./version.ts";
 import { type CliHost, openHost } from "./host.ts";
 import type { HostedAgent } from "../core/host/mod.ts";
 import { Coordinator } from "../core/coordinator/mod.ts";
+import { profileRun } from "../core/subagent/task_tool.ts";
 import { GoalRefusal, GoalRunner } from "../core/goal/mod.ts";
 import type { Runner } from "../core/agent/events.ts";
 import { loadImages } from "../core/vision/mod.ts";
@@ -91,12 +92,15 @@ export async function runCommand(opts: RunOptions): Promise<number> {
         images: images.length > 0,
         ...opts.permissions,
       },
+      ...(opts.remote ? { remote: { ...opts.remote, interactive: false } } : {}),
     });
     // Headless: nobody answers approvals, so whatever the preset does not cover fails closed.
     agent = await host.createAgent({
       model: opts.model,
       context: { budget },
       transcript: { resume: opts.resume },
+      // `--ablate subagent`: no task-tool delegation (its fleet and parallel modes with it).
+      ...(opts.ablate?.includes("subagent") ? { tools: { deny: ["task"] } } : {}),
     });
     coordinator = await Coordinator.create({
       host,
@@ -105,6 +109,25 @@ export async function runCommand(opts: RunOptions): Promise<number> {
     });
     runner = coordinator;
     if (opts.goal) runner = startGoal(agent, opts.goal, runner);
+    // `/<profile> <task>` runs a subagent profile directly, as the interactive UI does.
+    const profiled = inputFormat === "text" && !opts.goal
+      ? /^\/([\w.-]+)\s+(\S[\s\S]*)$/.exec(task)
+      : null;
+    const profile = profiled ? await host.findProfile(profiled[1]) : undefined;
+    if (profiled && profile) {
+      const h = host, a = agent;
+      runner = {
+        run: (_input, { signal }) =>
+          profileRun({
+            runner: { run: (spec, o) => h.runSubagent(spec, o) },
+            profile,
+            task: profiled[2],
+            root: h.workspaceRoot,
+            parentSessionId: a.session.id,
+            signal,
+          }),
+      };
+    }
   } catch (error) {
     await coordinator?.close();
     await agent?.close();

@@ -321,6 +321,7 @@ export async function postForStream(opts: PostOptions): Promise<Response> {
   };
   try {
     let response: Response;
+    awaitingHeaders++;
     try {
       response = await (opts.fetch ?? fetch)(opts.url, {
         method: "POST",
@@ -329,8 +330,12 @@ export async function postForStream(opts: PostOptions): Promise<Response> {
         signal: fetchSignal,
       });
     } catch (error) {
+      awaitingHeaders--;
       rethrowAbort();
       throw networkError(error, opts);
+    }
+    if (--awaitingHeaders === 0 && byteLength(opts.body) >= COLLECT_COPY_BYTES) {
+      collectYoungGarbage();
     }
     if (!response.ok) {
       let mapped: ProviderError;
@@ -390,6 +395,41 @@ export async function postForStream(opts: PostOptions): Promise<Response> {
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
+}
+
+/**
+ * Bodies from this size on are worth a young-generation collection once sent. `fetch` copies
+ * every body into a fresh buffer outside the JS heap. Unreferenced once the response headers
+ * arrive, the copy is still young then; left alone, the streamed answer's garbage promotes it
+ * and it waits for the next full collection, so over a long session or six concurrent
+ * children the copies add up to tens of megabytes. A scavenge right after the headers frees
+ * it for a fraction of a millisecond. A streamed body would avoid the copy, but Deno then sends
+ * `Transfer-Encoding: chunked` even beside an explicit `Content-Length`, which some providers
+ * refuse.
+ */
+const COLLECT_COPY_BYTES = 32 * 1024;
+
+/**
+ * Requests of this process still waiting for their response headers. Their body copies are
+ * alive, and a scavenge would only age them toward the old generation (where they wait for a
+ * full collection), so the scavenge runs when none is left.
+ */
+let awaitingHeaders = 0;
+
+type GcHint = (options: { type: "minor" | "major"; execution?: "sync" | "async" }) => void;
+
+/**
+ * Runs a scavenge when V8's `gc` is exposed (`--v8-flags=--expose-gc`, which `deno task
+ * reasonix` and the installed launcher pass); a no-op otherwise, as for a library embedder.
+ */
+function collectYoungGarbage(): void {
+  const gc = (globalThis as { gc?: GcHint }).gc;
+  if (typeof gc === "function") gc({ type: "minor" });
+}
+
+function byteLength(body: string | Uint8Array): number {
+  // A string's UTF-8 length is at least its UTF-16 length: enough for a threshold.
+  return typeof body === "string" ? body.length : body.byteLength;
 }
 
 // fetch reports "fetch failed" and keeps the useful part ("connection closed before message

@@ -9,14 +9,17 @@ import { Command, Option } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
 import { lazyImport } from "../lazy.ts";
 import { permissionFlags } from "../permission_flags.ts";
-import { version } from "../version.ts";
+import { version, versionReport } from "../version.ts";
+import { defineAcp } from "./acp.ts";
 import { defineCompletions } from "./completions.ts";
 import { defineConfig } from "./config.ts";
+import { defineDoctor } from "./doctor.ts";
 import { action, type CliContext, unknownCommand } from "./execute.ts";
 import { defineMcp } from "./mcp.ts";
 import { addOptions, addPermissionOptions } from "./options.ts";
 import { defineRun } from "./run.ts";
-import { CWD_OPTION } from "./run_spec.ts";
+import { CWD_OPTION, REMOTE_OPTIONS } from "./run_spec.ts";
+import { defineServe } from "./serve.ts";
 import { defineSessions } from "./sessions.ts";
 import { defineSubagent } from "./subagent.ts";
 import { defineSetup } from "./setup.ts";
@@ -34,6 +37,8 @@ const INTERACTIVE_KEYS = [
   "allow",
   "deny",
   "trustProject",
+  "remote",
+  "acceptNewHostKey",
 ] as const;
 
 const FOOTER = `
@@ -79,6 +84,7 @@ export function buildProgram(ctx: CliContext): Command {
     .option("-r, --resume <id>", "resume the session with this id (or id prefix)")
     .option("-m, --model <name>", "the model: provider, model, or provider/model");
   addPermissionOptions(program);
+  addOptions(program, REMOTE_OPTIONS);
   program.addHelpText("after", FOOTER).commandsGroup("Commands:");
 
   let entered = false;
@@ -114,11 +120,15 @@ export function buildProgram(ctx: CliContext): Command {
   defineConfig(program, ctx);
   defineMcp(program, ctx);
   defineTrust(program, ctx);
+  defineServe(program, ctx);
+  defineDoctor(program, ctx);
   defineCompletions(program, ctx);
+  defineAcp(program, ctx);
   action(
-    program.command("version", { hidden: true }).description("print the version"),
-    () => {
-      ctx.io.out(`reasonix ${version()}`);
+    program.command("version", { hidden: true }).description("print the version")
+      .option("--json", "version, commit, Deno and V8 versions and target as JSON"),
+    (options: { json?: boolean }) => {
+      ctx.io.out(options.json ? JSON.stringify(versionReport()) : `reasonix ${version()}`);
       return EXIT_OK;
     },
   );
@@ -150,6 +160,11 @@ export function buildProgram(ctx: CliContext): Command {
     return await interactive({
       model: options.model as string | undefined,
       resume: options.continue ? "latest" : options.resume as string | undefined,
+      ...(typeof options.remote === "string"
+        ? {
+          remote: { target: options.remote, acceptNewHostKey: options.acceptNewHostKey === true },
+        }
+        : {}),
       permissions: permissionFlags(options),
     });
   });

@@ -185,7 +185,7 @@ Deno.test("the bash completion script parses and completes subcommands, options 
     assert.equal(r?.code, 0, r?.err);
     return r!.out.split("\n").filter(Boolean);
   };
-  assert.deepEqual(await complete("reasonix", "se"), ["setup", "sessions"]);
+  assert.deepEqual(await complete("reasonix", "se"), ["setup", "sessions", "serve"]);
   assert.deepEqual(await complete("reasonix", "mcp", ""), [
     "add",
     "remove",

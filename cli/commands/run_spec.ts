@@ -13,6 +13,19 @@ import type { RunOptions } from "./types.ts";
 /** `--plan` values. */
 export const PLAN_ROUTES: readonly ("first" | "approve" | "only")[] = ["first", "approve", "only"];
 
+/** `--remote` and `--accept-new-host-key`, for `run` and the interactive session. */
+export const REMOTE_OPTIONS: readonly OptionSpec[] = [
+  {
+    flags: "--remote <target>",
+    description: "work on another machine over SSH: user@host[:port]:/path or a [remote] " +
+      "target name (docs/REMOTE.md)",
+  },
+  {
+    flags: "--accept-new-host-key",
+    description: "with --remote, trust a host key known_hosts does not list yet (added to it)",
+  },
+];
+
 /** The name of the headless command. */
 export const RUN_COMMAND = "run";
 
@@ -96,7 +109,27 @@ export const RUN_OPTIONS: readonly OptionSpec[] = [
     flags: "--goal-resume",
     description: "resume the paused goal of the session given by -c or -r and run its rounds",
   },
+  {
+    flags: "--ablate <parts>",
+    description: "comma list of parts to take away for an experiment arm: subagent (the task " +
+      "tool and its fleet and parallel modes), none (docs/SUBAGENTS.md)",
+  },
+  ...REMOTE_OPTIONS,
 ];
+
+/** `--ablate` values. */
+export const ABLATIONS: readonly ("subagent" | "none")[] = ["subagent", "none"];
+
+/** `--ablate`'s comma list, checked; a usage error message for an unknown part. */
+export function parseAblate(text: string | undefined): ("subagent")[] | string {
+  if (text === undefined) return [];
+  const parts = text.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
+  const unknown = parts.filter((p) => !(ABLATIONS as readonly string[]).includes(p));
+  if (unknown.length) {
+    return `--ablate takes a comma list of ${ABLATIONS.join(", ")}; got "${unknown.join(", ")}"`;
+  }
+  return [...new Set(parts.filter((p): p is "subagent" => p !== "none"))];
+}
 
 /** Parses a duration: `90`, `90s`, `10m`, `1h`, `500ms`. */
 export function parseDuration(text: string): number | undefined {
@@ -128,6 +161,9 @@ export interface RawRunOptions {
   goalResume?: boolean;
   plan?: string;
   approvePlan?: boolean;
+  ablate?: string;
+  remote?: string;
+  acceptNewHostKey?: boolean;
   [permission: string]: unknown;
 }
 
@@ -193,6 +229,11 @@ export async function checkRunOptions(
 ): Promise<RunOptions | RunUsage> {
   const limits = parseLimits(raw);
   if (typeof limits === "string") return { usage: limits };
+  const ablate = parseAblate(raw.ablate);
+  if (typeof ablate === "string") return { usage: ablate };
+  if (raw.acceptNewHostKey && raw.remote === undefined) {
+    return { usage: "--accept-new-host-key needs --remote" };
+  }
   const formats = resolveFormats({
     outputFormat: raw.outputFormat,
     inputFormat: raw.inputFormat,
@@ -229,6 +270,10 @@ export async function checkRunOptions(
     ...(goal ? { goal } : {}),
     ...(raw.plan !== undefined ? { plan: raw.plan as RunOptions["plan"] } : {}),
     ...(raw.approvePlan ? { approvePlan: true } : {}),
+    ...(ablate.length ? { ablate } : {}),
+    ...(raw.remote !== undefined
+      ? { remote: { target: raw.remote, acceptNewHostKey: raw.acceptNewHostKey === true } }
+      : {}),
     permissions: permissionFlags(raw),
   };
 }

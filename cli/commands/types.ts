@@ -5,7 +5,8 @@
  * @module
  */
 import type { Command } from "commander";
-import type { McpConcurrency, McpTransportKind } from "../../plugins/mcp/types.ts";
+import type { HostWorkspace } from "../../core/host/open.ts";
+import type { HttpServerSpec, McpConcurrency, McpTransportKind } from "../../plugins/mcp/types.ts";
 import type { InputFormat, OutputFormat } from "../output/format.ts";
 import type { PermissionFlags } from "../permission_flags.ts";
 import type { CliContext } from "./execute.ts";
@@ -42,6 +43,10 @@ export interface RunOptions {
   plan?: "first" | "approve" | "only";
   /** `--approve-plan`: carry out the continued session's saved or pending plan. */
   approvePlan?: boolean;
+  /** `--ablate`: parts of the harness taken away for an experiment arm (docs/SUBAGENTS.md). */
+  ablate?: ("subagent")[];
+  /** `--remote` (and `--accept-new-host-key`): run the tools on that host over SSH. */
+  remote?: { target: string; acceptNewHostKey: boolean };
   permissions: PermissionFlags;
 }
 
@@ -51,6 +56,8 @@ export interface InteractiveOptions {
   model?: string;
   /** `"latest"` for `-c`, the id (or prefix) for `-r`. */
   resume?: string;
+  /** `--remote` (and `--accept-new-host-key`). */
+  remote?: { target: string; acceptNewHostKey: boolean };
   permissions: PermissionFlags;
 }
 
@@ -83,6 +90,32 @@ export type TrustRequest =
 
 /** A shell `reasonix completions` prints a script for. */
 export type Shell = "bash" | "zsh" | "fish";
+
+/** What `--remote` and `--accept-new-host-key` asked for (`cli/remote_cmd.ts`). */
+export interface RemoteRequest {
+  /** `user@host[:port]:/path` or a `[remote]` target name. */
+  target: string;
+  /** Trust an unknown host key without asking (headless runs need it for a new host). */
+  acceptNewHostKey?: boolean;
+  /** A person is at the terminal to answer questions. */
+  interactive: boolean;
+}
+
+/** What `--remote` gives the host (`cli/remote_cmd.ts`). */
+export interface RemoteSession {
+  /** Connects (once the configuration is loaded) and hands the host its workspace. */
+  open(): Promise<HostWorkspace>;
+  /**
+   * Starts a `remote = true` MCP server's command on the remote host (when it has one), waits
+   * for its port, and returns the local end of a forward to its url.
+   */
+  tunnel(spec: HttpServerSpec): Promise<URL>;
+}
+
+/** `cli/remote_cmd.ts`. */
+export interface RemoteModule {
+  remoteWorkspace(req: RemoteRequest, env: Record<string, string | undefined>): RemoteSession;
+}
 
 /** `cli/run.ts`. */
 export interface RunModule {

@@ -14,6 +14,7 @@ import { addUsage, cacheHitRatio, emptyTotals } from "../../core/agent/cost.ts";
 import type { CacheBreak, CacheBreakCause } from "../../core/context/cache_meter.ts";
 import type { GoalRecord } from "../../core/store/records.ts";
 import type { RefusalLedger, RefusedEntry } from "./refusals.ts";
+import { DelegationTally, emptyCounters } from "../../core/subagent/counters.ts";
 import type { RunInfo } from "./run_info.ts";
 
 /** The JSON summary printed by `--output-format json`. */
@@ -48,10 +49,26 @@ export interface RunSummary {
   plan?: { id: string; status: string; title: string };
   /** Usage per session when the planner ran: planner and executor apart (`tokens` is the sum). */
   sessions?: Record<string, SessionUsage>;
-  /** Subagents the run started (`task`), and their usage (included in `tokens`). */
+  /** Subagents the run started (`task`, at any depth), and their usage (included in `tokens`). */
   subagent_runs: number;
   /** Writes of subagents refused or landed outside their `write_paths`. */
   write_scope_violations: number;
+  /** Of `subagent_runs`, those a child started. */
+  subagent_nested_runs: number;
+  /** The subagents' tool calls (included in `tool_calls`). */
+  subagent_tool_calls: number;
+  /** Files subagents wrote, one per child and file. */
+  subagent_mutations: number;
+  /** Files more than one subagent wrote. */
+  duplicate_work_paths: number;
+  /** Writing subagents that ended with `complete_subtask`. */
+  completion_reports: number;
+  /** Writing subagents that ended with prose only. */
+  completions_prose_only: number;
+  /** Reports that claimed `complete` and the host did not let stand. */
+  false_completions: number;
+  /** Acceptance criteria the host downgraded to `unsatisfied`. */
+  criterion_downgrades: number;
   /** The subagents' share of `tokens`, when any ran. */
   subagents?: SessionUsage;
 }
@@ -229,8 +246,7 @@ export function summarize(opts: {
     ...(done.error ? { error: done.error } : {}),
     ...(done.detail ? { detail: done.detail } : {}),
     ...(done.sessions ? { sessions: sessionUsage(done.sessions) } : {}),
-    subagent_runs: 0,
-    write_scope_violations: 0,
+    ...emptyCounters(),
   };
 }
 
@@ -255,8 +271,7 @@ export class JsonSummaryWriter {
   /** Call ids already recorded (a side channel may repeat a decision). */
   #decided = new Set<string>();
   #route: RunSummary["route"];
-  #subagentRuns = 0;
-  #violations = 0;
+  #delegation = new DelegationTally();
   #childUsage: UsageTotals | undefined;
   #plan: RunSummary["plan"];
 
@@ -289,8 +304,7 @@ export class JsonSummaryWriter {
     this.#breaks = [];
     this.#route = undefined;
     this.#plan = undefined;
-    this.#subagentRuns = 0;
-    this.#violations = 0;
+    this.#delegation = new DelegationTally();
     this.#childUsage = undefined;
   }
 
@@ -301,9 +315,7 @@ export class JsonSummaryWriter {
       this.#decided.add(event.callId);
       this.#permissions.push(permissionEntry(event));
     } else if (event.type === "tool_end") {
-      const runs = subagentRuns(event.result.meta);
-      this.#subagentRuns += runs.length;
-      this.#violations += runs.reduce((n, r) => n + r.refused.length, 0);
+      this.#delegation.add(event.result.meta);
     } else if (event.type === "usage" && event.purpose === "subagent") {
       this.#childUsage = sessionSum(this.#childUsage, event.usage, event.cost);
     } else if (event.type === "route") {
@@ -325,8 +337,10 @@ export class JsonSummaryWriter {
       const goal = this.#goal?.();
       if (goal) summary.goal = goalSummary(goal);
       if (this.#route) summary.route = this.#route;
-      summary.subagent_runs = this.#subagentRuns;
-      summary.write_scope_violations = this.#violations;
+      const counters = this.#delegation.counters;
+      Object.assign(summary, counters);
+      // The run's tool calls are the parent's and its children's (spec §3.17).
+      summary.tool_calls += counters.subagent_tool_calls;
       if (this.#childUsage) {
         summary.subagents = usageSummary(this.#childUsage);
       }

@@ -29,6 +29,7 @@ import {
   sessionUsage,
 } from "./json_summary.ts";
 import type { RefusalLedger } from "./refusals.ts";
+import { DelegationTally } from "../../core/subagent/counters.ts";
 import type { RunInfo } from "./run_info.ts";
 
 /** Claude Code's token counts; `input_tokens` excludes the tokens read from the cache. */
@@ -81,7 +82,10 @@ const CACHE_BREAK_RATIO = 0.9;
 function childLine(detail: Readonly<Record<string, unknown>> | undefined) {
   const event = detail?.event as AgentEvent | undefined;
   if (!event || typeof detail?.child !== "string") return undefined;
-  const base = { child_id: detail.child };
+  const base = {
+    child_id: detail.child,
+    ...(typeof detail.item === "string" ? { item: detail.item } : {}),
+  };
   switch (event.type) {
     case "tool_start":
       return {
@@ -104,6 +108,20 @@ function childLine(detail: Readonly<Record<string, unknown>> | undefined) {
     default:
       return undefined;
   }
+}
+
+/** A fleet item's state change carried by a `tool_progress`, as a `reasonix_fleet_item` line. */
+function fleetItemLine(detail: Readonly<Record<string, unknown>> | undefined) {
+  const f = detail?.fleet as Record<string, unknown> | undefined;
+  if (!f || typeof f.item !== "string" || typeof f.state !== "string") return undefined;
+  return {
+    item: f.item,
+    state: f.state,
+    ...(typeof f.status === "string" ? { status: f.status } : {}),
+    ...(typeof f.child === "string" ? { child_id: f.child } : {}),
+    ...(f.usage ? { usage: claudeUsage(f.usage as Usage) } : {}),
+    ...(typeof f.reason === "string" ? { reason: f.reason } : {}),
+  };
 }
 
 /** Maps a Reasonix run status to Claude Code's `result` subtype. */
@@ -177,6 +195,8 @@ export class StreamJsonWriter {
   #broken = false;
   /** The cache breaks of this user turn, for the `result` line. */
   #breaks: CacheBreakEntry[] = [];
+  /** Delegation counters of this user turn, from the tools' host records. */
+  #delegation = new DelegationTally();
 
   constructor(opts: StreamJsonOptions) {
     this.#opts = opts;
@@ -256,6 +276,7 @@ export class StreamJsonWriter {
     this.#denials = [];
     this.#breaks = [];
     this.#inputs.clear();
+    this.#delegation = new DelegationTally();
   }
 
   /** Writes the lines an event causes (none for most streaming deltas). */
@@ -295,9 +316,12 @@ export class StreamJsonWriter {
         this.#reasonix("tool_progress", { tool_use_id: event.callId, message: event.message });
         const child = childLine(event.detail);
         if (child) this.#reasonix("child", { tool_use_id: event.callId, ...child });
+        const item = fleetItemLine(event.detail);
+        if (item) this.#reasonix("fleet_item", { tool_use_id: event.callId, ...item });
         break;
       }
       case "tool_end":
+        this.#delegation.add(event.result.meta);
         this.#line({
           type: "user",
           message: {
@@ -472,7 +496,8 @@ export class StreamJsonWriter {
         : {}),
       reasonix: {
         status: done.status,
-        tool_calls: done.toolCalls,
+        tool_calls: done.toolCalls + this.#delegation.counters.subagent_tool_calls,
+        ...this.#delegation.counters,
         cache_hit_ratio: Number(cacheHitRatio(u).toFixed(4)),
         cost: u.cost === undefined ? null : Number(u.cost.toFixed(6)),
         currency: u.currency ?? null,

@@ -224,6 +224,9 @@ async function bundle(args: string[]): Promise<void> {
       "--platform",
       "deno",
       ...PRODUCTION_FLAGS,
+      // ssh2 and cpu-features try their optional native addons inside a try and fall back to
+      // pure JavaScript; a bundle has no addons, so those requires stay unresolved and fail over.
+      "--external=*.node",
       "--sourcemap=external",
       "--config",
       join(ROOT, "deno.json"),

@@ -91,6 +91,11 @@ export interface ChatBackend {
     task: string,
     opts: { signal: AbortSignal },
   ): Promise<AsyncIterable<AgentEvent> | undefined>;
+  /**
+   * The subagent profiles `/<profile> task` can run (the project's and the user's), for slash
+   * completion. Absent: profiles are not available.
+   */
+  profiles?(): Promise<{ name: string; description: string }[]>;
   /** What an approval prompt shows of `call`: an edit's diff, a command's directory and sandbox. */
   preview?(call: ToolCall, opts: { signal: AbortSignal }): Promise<ApprovalPreview>;
   /** The configured models with why each cannot be used now (a missing key), for `/model`. */
@@ -275,6 +280,11 @@ export class HostBackend implements ChatBackend {
         return;
       }
     })();
+  }
+
+  async profiles(): Promise<{ name: string; description: string }[]> {
+    const profiles = await this.#opts.host.listProfiles();
+    return profiles.map((p) => ({ name: p.name, description: p.description }));
   }
 
   models(): string[] {

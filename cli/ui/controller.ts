@@ -37,7 +37,13 @@ import {
   type SlashItem,
 } from "./overlays.ts";
 import { replayItems } from "./panels.ts";
-import { completeSlash, findBuiltin, parseSlash, slashCatalog } from "./slash.ts";
+import {
+  completeSlash,
+  findBuiltin,
+  parseSlash,
+  type ProfileCommand,
+  slashCatalog,
+} from "./slash.ts";
 import type { SlashContext } from "./slash_commands.ts";
 import type { StatusInfo } from "./status.ts";
 import { type Item, type LiveState, type NewItem, Transcript } from "./transcript.ts";
@@ -158,6 +164,9 @@ export class ChatController {
   #slashSelected = 0;
   #mention?: { query: string; items: readonly MentionItem[]; selected: number };
   #mentionGeneration = 0;
+  /** Subagent profiles offered as `/<profile>`, as last read. */
+  #profiles: readonly ProfileCommand[] = [];
+  #profilesGeneration = 0;
   /** Completion is hidden for exactly this text after Esc. */
   #dismissedFor?: string;
   #busy?: { label: string; startedAt: number; abort: AbortController };
@@ -210,6 +219,7 @@ export class ChatController {
       }
     }
     this.#snapshot = this.#build();
+    this.#refreshProfiles();
   }
 
   // ── Subscription ────────────────────────────────────────────────────────────
@@ -301,7 +311,26 @@ export class ChatController {
   // ── Overlays ────────────────────────────────────────────────────────────────
 
   #catalog(): SlashItem[] {
-    return slashCatalog(this.#o.commands ?? [], this.#mcp()?.prompts() ?? []);
+    return slashCatalog(this.#o.commands ?? [], this.#mcp()?.prompts() ?? [], this.#profiles);
+  }
+
+  /**
+   * Reads the subagent profiles for completion: at the start and whenever a slash command is
+   * begun, so a profile written during the session shows up.
+   */
+  #refreshProfiles(): void {
+    if (!this.#backend.profiles) return;
+    const generation = ++this.#profilesGeneration;
+    void this.#backend.profiles().then((profiles) => {
+      if (generation !== this.#profilesGeneration || this.#disposed) return;
+      const same = profiles.length === this.#profiles.length &&
+        profiles.every((p, i) =>
+          p.name === this.#profiles[i].name && p.description === this.#profiles[i].description
+        );
+      if (same) return;
+      this.#profiles = profiles;
+      this.#changed(true);
+    }, () => {});
   }
 
   #mcp(): McpView | undefined {
@@ -670,6 +699,7 @@ export class ChatController {
     this.#editor = next;
     if (textChanged) {
       this.#slashSelected = 0;
+      if (next.text === "/") this.#refreshProfiles();
       if (this.#dismissedFor !== undefined && this.#dismissedFor !== next.text) {
         this.#dismissedFor = undefined;
       }
@@ -729,6 +759,12 @@ export class ChatController {
           return this.#edit(ed.deleteForward(s));
         case "o":
           this.#transcript.toggleReasoning();
+          this.#changed(true);
+          return;
+        case "t":
+          if (!this.#transcript.toggleCards()) {
+            this.#setHint("Ctrl-T opens a subagent's card while a task or fleet runs", 3000);
+          }
           this.#changed(true);
           return;
       }

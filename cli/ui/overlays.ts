@@ -15,7 +15,7 @@ export interface SlashItem {
   name: string;
   description: string;
   argumentHint?: string;
-  source: "builtin" | "custom" | "mcp";
+  source: "builtin" | "custom" | "mcp" | "profile";
 }
 
 /** A completion of the `@` reference being typed. */

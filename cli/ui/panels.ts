@@ -26,6 +26,7 @@ export const KEY_HELP: readonly [string, string][] = [
   ["PgUp PgDn", "scroll a panel or the diff of an approval"],
   ["Ctrl-D", "exit (on an empty prompt)"],
   ["Ctrl-O", "show reasoning in full / collapse it"],
+  ["Ctrl-T", "open the next running subagent's card (its tools and cost), then all, then none"],
   ["Ctrl-A Ctrl-E Ctrl-U Ctrl-K Ctrl-W", "line start, end, delete to start, to end, word"],
 ];
 
@@ -54,6 +55,7 @@ export function helpLines(catalog: readonly SlashItem[]): string[] {
   section("Commands", catalog.filter((c) => c.source === "builtin"));
   section("Custom commands", catalog.filter((c) => c.source === "custom"));
   section("MCP prompts", catalog.filter((c) => c.source === "mcp"));
+  section("Subagent profiles", catalog.filter((c) => c.source === "profile"));
   lines.push("", "Keys");
   const keys = alignColumns(
     KEY_HELP.map(([label, detail]) => ({ label, detail })),

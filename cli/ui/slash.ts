@@ -38,11 +38,26 @@ export function parseSlash(text: string): SlashInput | undefined {
   return { name: match[1], args: (match[2] ?? "").trim() };
 }
 
-/** Every command the user can type, for completion and `/help`. */
+/** A subagent profile, as `/<profile> task` offers it. */
+export interface ProfileCommand {
+  name: string;
+  description: string;
+}
+
+/**
+ * Every command the user can type, for completion and `/help`. A profile whose name a
+ * built-in, custom command or MCP prompt already answers to is left out: that one runs.
+ */
 export function slashCatalog(
   custom: readonly CustomCommand[],
   prompts: readonly McpPromptView[],
+  profiles: readonly ProfileCommand[] = [],
 ): SlashItem[] {
+  const taken = new Set([
+    ...BUILTIN_NAMES,
+    ...custom.map((c) => c.name),
+    ...prompts.map((p) => p.command),
+  ]);
   return [
     ...SLASH_COMMANDS.map((c): SlashItem => ({
       name: c.name,
@@ -67,6 +82,12 @@ export function slashCatalog(
         }
         : {}),
       source: "mcp",
+    })),
+    ...profiles.filter((p) => !taken.has(p.name)).map((p): SlashItem => ({
+      name: p.name,
+      description: p.description ? `${p.description} (subagent)` : "subagent profile",
+      argumentHint: "<task>",
+      source: "profile",
     })),
   ];
 }

@@ -11,6 +11,16 @@ import type { ToolCall } from "../../providers/types.ts";
 import type { ToolResult } from "../../tools/types.ts";
 import { BlockSplitter } from "./live_markdown.ts";
 import { compactionText } from "./compaction_text.ts";
+import {
+  cardIds,
+  type Cards,
+  CLOSED,
+  foldCards,
+  nextOpen,
+  type OpenCards,
+} from "./subagent_cards.ts";
+
+export type { Cards, FleetItem, FleetState, LiveChild, OpenCards } from "./subagent_cards.ts";
 
 /** Severity of a notice line. */
 export type NoticeLevel = "info" | "warning" | "error";
@@ -30,6 +40,8 @@ export type Item =
     durationMs: number;
     /** Why the call ran, e.g. `allowed by Bash(npm test:*)`, when a rule or a person decided. */
     permission?: string;
+    /** The subagents (and fleet items) the call ran, as its progress reported them. */
+    cards?: Cards;
   }
   | { id: number; kind: "approval"; summary: string; choice: ApprovalChoice }
   | { id: number; kind: "notice"; level: NoticeLevel; text: string }
@@ -40,45 +52,10 @@ export type Item =
 export type NewItem = Item extends infer T ? T extends Item ? Omit<T, "id"> : never : never;
 
 /** A tool call still running. */
-export interface LiveTool {
+export interface LiveTool extends Cards {
   call: ToolCall;
   startedAt: number;
   progress?: string;
-  /** Subagents the call runs (the `task` tool): each one's latest activity and its tokens. */
-  children?: readonly LiveChild[];
-}
-
-/** A subagent of a running call, as its events report it. */
-export interface LiveChild {
-  /** Its session id. */
-  id: string;
-  /** Its latest tool activity, e.g. `read_file ✓`. */
-  activity: string;
-  /** Prompt + completion tokens so far. */
-  tokens: number;
-}
-
-/** Folds one child event (a `tool_progress` detail) into a running call's children. */
-function withChild(
-  children: readonly LiveChild[] | undefined,
-  detail: Readonly<Record<string, unknown>> | undefined,
-): readonly LiveChild[] | undefined {
-  const id = detail?.child;
-  const event = detail?.event as AgentEvent | undefined;
-  if (typeof id !== "string" || !event) return children;
-  const list = [...children ?? []];
-  let at = list.findIndex((c) => c.id === id);
-  if (at < 0) at = list.push({ id, activity: "starting", tokens: 0 }) - 1;
-  const child = { ...list[at] };
-  if (event.type === "tool_start") child.activity = event.call.name;
-  if (event.type === "tool_end") {
-    child.activity = `${event.call.name} ${event.result.isError ? "✗" : "✓"}`;
-  }
-  if (event.type === "usage") {
-    child.tokens += event.usage.promptTokens + event.usage.completionTokens;
-  }
-  list[at] = child;
-  return list;
 }
 
 /** The part of the screen that is redrawn. */
@@ -88,6 +65,8 @@ export interface LiveState {
   reasoning: string;
   reasoningStartedAt?: number;
   tools: readonly LiveTool[];
+  /** Which subagent cards are open (Ctrl-T); absent: none. */
+  open?: OpenCards;
 }
 
 const EMPTY_LIVE: LiveState = { text: "", reasoning: "", tools: [] };
@@ -140,6 +119,17 @@ export class Transcript {
     }
   }
 
+  /**
+   * Ctrl-T: opens the next subagent card of the running calls (then all, then none); false when
+   * no call runs subagents.
+   */
+  toggleCards(): boolean {
+    const ids = this.live.tools.flatMap((t) => cardIds(t));
+    if (ids.length === 0) return false;
+    this.live = { ...this.live, open: nextOpen(this.live.open ?? CLOSED, ids) };
+    return true;
+  }
+
   #flushReasoning(now: number): void {
     if (!this.live.reasoning) return;
     const durationMs = now - (this.live.reasoningStartedAt ?? now);
@@ -160,7 +150,10 @@ export class Transcript {
   flush(now: number): void {
     this.#flushReasoning(now);
     this.#flushText();
-    if (this.live.tools.length) this.live = { ...this.live, tools: [] };
+    // Cards start closed again with the next turn's calls.
+    if (this.live.tools.length || this.live.open) {
+      this.live = { text: this.live.text, reasoning: this.live.reasoning, tools: [] };
+    }
   }
 
   /** Applies one agent event. `now` is a millisecond clock. */
@@ -223,27 +216,36 @@ export class Transcript {
           ...this.live,
           tools: this.live.tools.map((t) =>
             t.call.id === event.callId
-              ? { ...t, progress: event.message, children: withChild(t.children, event.detail) }
+              ? { ...t, ...foldCards(t, event.detail), progress: event.message }
               : t
           ),
         };
         break;
-      case "tool_end":
+      case "tool_end": {
+        const live = this.live.tools.find((t) => t.call.id === event.call.id);
         this.live = {
           ...this.live,
           tools: this.live.tools.filter((t) => t.call.id !== event.call.id),
         };
+        const cards: Cards | undefined = live?.children?.length || live?.fleet?.length
+          ? {
+            ...(live.children ? { children: live.children } : {}),
+            ...(live.fleet ? { fleet: live.fleet } : {}),
+          }
+          : undefined;
         this.add({
           kind: "tool",
           call: event.call,
           result: event.result,
           durationMs: event.durationMs,
+          ...(cards ? { cards } : {}),
           ...(this.#permissions.has(event.call.id)
             ? { permission: this.#permissions.get(event.call.id) }
             : {}),
         });
         this.#permissions.delete(event.call.id);
         break;
+      }
       case "permission":
         // A card says which rule or mode let its call run without asking (a person's answer
         // shows as its own approval line; the read-only fallback is too common to mention).

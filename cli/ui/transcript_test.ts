@@ -221,10 +221,28 @@ Deno.test("a running task card keeps each child's latest activity and tokens apa
   });
   child("aaaaaaaa-1", { type: "tool_end", call: read, result: { content: "x" }, durationMs: 1 });
   assert.deepEqual(t.live.tools[0].children, [
-    { id: "aaaaaaaa-1", activity: "read_file ✓", tokens: 0 },
-    { id: "bbbbbbbb-2", activity: "starting", tokens: 1230 },
+    {
+      id: "aaaaaaaa-1",
+      activity: "read_file ✓",
+      tokens: 0,
+      tools: [{ callId: "r1", name: "read_file", state: "ok" }],
+      calls: 1,
+      failed: 0,
+    },
+    { id: "bbbbbbbb-2", activity: "starting", tokens: 1230, tools: [], calls: 0, failed: 0 },
   ]);
   // Progress without a child event leaves the children as they are.
   t.apply({ type: "tool_progress", callId: "t1", message: "plain" }, 2);
   assert.equal(t.live.tools[0].children?.length, 2);
+  assert.equal(t.live.tools[0].progress, "plain");
+  // Ctrl-T opens the first card; the finished card keeps the children; the next turn's
+  // cards start closed.
+  assert.equal(t.toggleCards(), true);
+  assert.deepEqual(t.live.open, { kind: "one", id: "aaaaaaaa-1" });
+  t.apply({ type: "tool_end", call: task, result: { content: "done" }, durationMs: 5 }, 3);
+  const card = t.items.at(-1)!;
+  assert.ok(card.kind === "tool" && card.cards?.children?.length === 2);
+  assert.equal(t.toggleCards(), false, "no running call has cards");
+  t.flush(4);
+  assert.equal(t.live.open, undefined);
 });

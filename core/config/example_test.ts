@@ -33,9 +33,10 @@ for (const layer of ["user", "project"] as const) {
       assert.deepEqual(config.permissions.allow, layer === "user" ? allow : []);
       assert.deepEqual(
         config.untrustedSettings?.content,
-        layer === "user" ? undefined : { "permissions.allow": allow },
+        layer === "user" ? undefined : { "permissions.allow": allow, "serve.auth_mode": "none" },
       );
-      assert.deepEqual(config.serve, { auth_mode: "none" });
+      // So does a project's `[serve] auth_mode`: a repository must not switch logins off.
+      assert.deepEqual(config.serve, layer === "user" ? { auth_mode: "none" } : {});
       const resolved = resolveModel(config);
       assert.equal(resolved.model, "deepseek-v4-flash");
       assert.equal(resolved.maxOutputTokens, 0);

@@ -827,6 +827,7 @@ function finalize(merged: LayerData, layers: Layer[], ctx: Context): Config {
     sandbox: merged.sandbox as SandboxConfig,
     mcp: merged.mcp ?? {},
     serve: merged.serve ?? {},
+    ...(merged.subagents ? { subagents: merged.subagents } : {}),
     sources: layers.filter((l) => l.text !== undefined).map((l) => l.source),
     default_model_from: defaultFrom?.source ?? BUILTIN_SOURCE,
   };

@@ -24,6 +24,7 @@ export {
   projectSettingsDeclaration,
   SETTINGS_NAME,
   shellWord,
+  TRUST_FORMAT_VERSION,
   type TrustDeclaration,
   type TrustGrant,
   type TrustKind,

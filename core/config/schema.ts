@@ -118,6 +118,8 @@ const agentSchema = table({
     .min(0, "a whole number >= 0").optional(),
   max_subagent_concurrency: positiveInt().optional(),
   max_parallel_writers: positiveInt().optional(),
+  subagent_model: str("a model (provider, provider/model or model name)").optional(),
+  subagent_effort: str().optional(),
   goal_token_budget: positiveInt().optional(),
   max_goal_rounds: positiveInt().optional(),
   keep: z.unknown().optional(),
@@ -156,6 +158,23 @@ const sandboxSchema = table({
   allow_unix_sockets: z.boolean({ error: "true or false" }).optional(),
 });
 
+/** `[serve]`: the browser front end (`reasonix serve`, docs/SERVE.md). */
+const serveSchema = table({
+  auth_mode: z.enum(["none", "token", "password"], {
+    error: 'one of "none", "token", "password"',
+  }).optional(),
+  token: str("a token of at least 16 characters").min(16, "a token of at least 16 characters")
+    .optional(),
+  password_hash: str("a hash printed by `reasonix serve --hash-password`").optional(),
+  behind_proxy: z.boolean({ error: "true or false" }).optional(),
+  host: str("an address to listen on, e.g. 127.0.0.1").optional(),
+  port: z.number({ error: "a port number 0-65535" }).int("a port number 0-65535").min(0).max(
+    65535,
+    "a port number 0-65535",
+  ).optional(),
+  allowed_origins: strList().optional(),
+});
+
 /** One configuration file (or the built-in defaults) after parsing. */
 export const layerSchema = table({
   default_model: str("a model (provider, provider/model or model name)").optional(),
@@ -165,7 +184,31 @@ export const layerSchema = table({
   permissions: permissionsSchema.optional(),
   sandbox: sandboxSchema.optional(),
   mcp: z.record(z.string(), z.unknown(), { error: "a table" }).optional(),
-  serve: z.record(z.string(), z.unknown(), { error: "a table" }).optional(),
+  serve: serveSchema.optional(),
+  /**
+   * `[remote.<name>]`: named `--remote` targets. Read by the command line from the user's
+   * config.toml only (a project file cannot point a name at another machine).
+   */
+  remote: z.record(
+    z.string(),
+    table({
+      target: str("user@host[:port]:/path").optional(),
+      host: str("a host name or ~/.ssh/config alias").optional(),
+      user: str("a login name").optional(),
+      port: z.number({ error: "a port number 1-65535" }).int().min(1).max(65535).optional(),
+      path: str("the workspace directory on that host").optional(),
+      identity_file: str("a private key file").optional(),
+    }),
+    { error: "a table of remote targets" },
+  ).optional(),
+  subagents: z.record(
+    z.string(),
+    table({
+      model: str("a model (provider, provider/model or model name)").optional(),
+      effort: str().optional(),
+    }),
+    { error: "a table of subagent profiles" },
+  ).optional(),
   keep: z.unknown().optional(),
   recent_keep: z.unknown().optional(),
 });

@@ -55,6 +55,13 @@ export const LOOSENING_SETTINGS: readonly (readonly [string, string])[] = [
   ["sandbox", "allow_write"],
   ["sandbox", "allow_unix_sockets"],
   ["tools", "pass_env"],
+  // Who may reach `reasonix serve` and how: a cloned repository must not open it up.
+  ["serve", "auth_mode"],
+  ["serve", "token"],
+  ["serve", "password_hash"],
+  ["serve", "behind_proxy"],
+  ["serve", "host"],
+  ["serve", "allowed_origins"],
 ];
 
 /** JSON with object keys sorted at every level: the same value always gives the same text. */
@@ -212,9 +219,16 @@ export interface WorkspaceTrust {
   grants: TrustGrant[];
 }
 
+/**
+ * The format version of `trust.json` this Reasonix reads and writes. An older file is read as
+ * it is; a newer one is refused (nothing in it trusted, nothing written over it) with a message
+ * naming the version it needs.
+ */
+export const TRUST_FORMAT_VERSION = 1;
+
 /** The contents of `trust.json`. */
 interface TrustFile {
-  version: 1;
+  version: typeof TRUST_FORMAT_VERSION;
   workspaces: Record<string, { grants: TrustGrant[] }>;
 }
 
@@ -241,7 +255,9 @@ function shapeProblem(parsed: unknown): string | undefined {
     return "it is not a JSON object";
   }
   const root = parsed as Record<string, unknown>;
-  if (root.version !== 1) return `it has version ${JSON.stringify(root.version)}, not 1`;
+  if (root.version !== TRUST_FORMAT_VERSION) {
+    return `it has version ${JSON.stringify(root.version)}, not ${TRUST_FORMAT_VERSION}`;
+  }
   const ws = root.workspaces;
   if (ws === null || typeof ws !== "object" || Array.isArray(ws)) {
     return `"workspaces" is not an object`;
@@ -364,7 +380,9 @@ export class TrustStore {
       }
       text = await Deno.readTextFile(this.path);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return { data: { version: 1, workspaces: {} } };
+      if (error instanceof Deno.errors.NotFound) {
+        return { data: { version: TRUST_FORMAT_VERSION, workspaces: {} } };
+      }
       return {
         problem: `cannot be read (${(error as Error).message})`,
         fix: "make it readable or remove it",
@@ -377,6 +395,15 @@ export class TrustStore {
       return {
         problem: `is not valid JSON (${(error as Error).message})`,
         fix: "correct it, or remove it and grant trust again with `reasonix trust grant`",
+      };
+    }
+    const version = (parsed as { version?: unknown } | null)?.version;
+    if (Number.isInteger(version) && (version as number) > TRUST_FORMAT_VERSION) {
+      return {
+        problem: `was written by a newer Reasonix (trust format v${version}; this one reads ` +
+          `v${TRUST_FORMAT_VERSION})`,
+        fix: `update Reasonix to a version that reads trust format v${version}; the file is ` +
+          "kept as it is",
       };
     }
     const problem = shapeProblem(parsed);

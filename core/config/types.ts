@@ -115,6 +115,10 @@ export interface AgentConfig {
   max_subagent_concurrency?: number;
   /** Of them, children that write (default 3). */
   max_parallel_writers?: number;
+  /** Subagents' model, below per-profile config, call arguments and frontmatter. */
+  subagent_model?: string;
+  /** Subagents' reasoning effort, at the same level as `subagent_model`. */
+  subagent_effort?: string;
   goal_token_budget?: number;
   max_goal_rounds?: number;
   /** Deprecated; read and preserved for round-trips, not used for compaction. */
@@ -169,6 +173,24 @@ export interface SandboxConfig {
   workspace_root_at?: SourceLocation;
 }
 
+/** `[serve]` (docs/SERVE.md); every key optional, defaults applied by `reasonix serve`. */
+export interface ServeConfig {
+  /** `none` (loopback only), `token` (default) or `password`. */
+  auth_mode?: "none" | "token" | "password";
+  /** A fixed token for `token` mode; without it a random one is made at each start. */
+  token?: string;
+  /** For `password` mode: the output of `reasonix serve --hash-password`. */
+  password_hash?: string;
+  /** Trust `X-Forwarded-*` from a reverse proxy, and mark cookies `Secure`. */
+  behind_proxy?: boolean;
+  /** Address to listen on; default 127.0.0.1. */
+  host?: string;
+  /** Port to listen on; default 8788 (0: any free port). */
+  port?: number;
+  /** Extra origins (`https://name[:port]`) whose `Host`/`Origin` are accepted. */
+  allowed_origins?: string[];
+}
+
 /** The merged, validated, `${VAR}`-expanded configuration. */
 export interface Config {
   default_model: string;
@@ -183,8 +205,15 @@ export interface Config {
    * project `.env`).
    */
   mcp: Record<string, unknown>;
-  /** Raw `[serve]` table (`auth_mode`, `behind_proxy`, ...), interpreted by `reasonix serve`. */
-  serve?: Record<string, unknown>;
+  /** `[serve]`: the browser front end, interpreted by `reasonix serve` (docs/SERVE.md). */
+  serve?: ServeConfig;
+  /** `[subagents.<profile>]`: a profile's model and effort, above every other source. */
+  subagents?: Record<string, { model?: string; effort?: string }>;
+  /**
+   * `[remote.<name>]`: named `--remote` targets (docs/REMOTE.md). The command line reads them
+   * from the user's config.toml itself; this is the shape, for validation.
+   */
+  remote?: Record<string, RemoteTargetConfig>;
   /** Deprecated top-level `keep` / `[[keep]]`; preserved for round-trips. */
   keep?: unknown;
   /** Deprecated; preserved for round-trips. */
@@ -200,6 +229,17 @@ export interface Config {
    * later error they may explain (`unknown model`).
    */
   ignored?: string[];
+}
+
+/** One `[remote.<name>]` table: a `--remote` target by name. */
+export interface RemoteTargetConfig {
+  /** `user@host[:port]:/path`, instead of the separate keys. */
+  target?: string;
+  host?: string;
+  user?: string;
+  port?: number;
+  path?: string;
+  identity_file?: string;
 }
 
 /** A model picked from the configuration, ready to build a provider. */

@@ -28,6 +28,7 @@ import type { Permissions } from "../permission/mod.ts";
 import { exitPlanModeCapability, type PlanMode } from "../plan/mod.ts";
 import type { McpResourceReader } from "../references/mod.ts";
 import { openSession } from "../store/session_store.ts";
+import { reserveIndexWrites } from "../store/session_index.ts";
 import type { OfferedTool } from "../store/transcript.ts";
 import type { TranscriptRecord } from "../store/records.ts";
 import type { ImageTurns } from "../vision/mod.ts";
@@ -44,6 +45,7 @@ import {
   type ChildMaker,
   childTools,
   findProfile,
+  listProfiles,
   needsReadOnlyCapabilities,
   onlyReadOnly,
   type Profile,
@@ -194,6 +196,8 @@ export interface HostParts<M extends HostMcp = HostMcp> {
   warnings: string[];
   /** The Reasonix home. */
   home: string;
+  /** The user's home directory, for `~/.claude/skills` profiles. */
+  userHome?: string;
   /** Canonical workspace root. */
   workspaceRoot: string;
   /** Where this workspace's transcripts are. */
@@ -463,6 +467,8 @@ export class Host<M extends HostMcp = HostMcp> {
   #closed = false;
   readonly #turnStates = new Set<() => string | undefined>();
   #subagents: SubagentRunner | undefined;
+  /** Each session's model and effort as its latest agent runs it: its children's executor. */
+  readonly #executors = new Map<string, { model: string; effort?: string }>();
 
   /** Use a composition function (`openHost`) rather than this constructor. */
   constructor(parts: HostParts<M>) {
@@ -651,6 +657,10 @@ export class Host<M extends HostMcp = HostMcp> {
       }
     }
     live.session = session;
+    this.#executors.set(session.id, {
+      model: `${resolved.provider.name}/${resolved.model}`,
+      effort: c.reasoningEffort ?? config.agent.reasoning_effort,
+    });
     // The session's MCP tools are the ones it recorded, whatever the servers list now, so a
     // resumed session and a new agent on it (`/model`) send the same tool bytes.
     const planned = planTools({ catalogue: p.catalogue, mcp: p.mcp, recorded: recordedTools });
@@ -663,6 +673,7 @@ export class Host<M extends HostMcp = HostMcp> {
         parent: { sessionId: () => live.session?.id, depth },
         profile: (name) => findProfile(name, { root: p.workspaceRoot, home: p.home }),
         ephemeral: spec.transcript === "ephemeral",
+        fleetDir: () => sessionPath && `${sessionPath.replace(/\.jsonl$/, "")}.fleet`,
       })]
       : [];
     const granted = child
@@ -777,6 +788,8 @@ export class Host<M extends HostMcp = HostMcp> {
     if (!this.#lockedDown) {
       // Read-only mode gives up Deno's write permission once the first transcript is open.
       this.#lockedDown = true;
+      // Handles opened now stay writable: the indexes of the sessions folder are still saved.
+      if (p.permissions.preset.strict) await reserveIndexWrites(p.sessionDir);
       await p.permissions.lockDown();
     }
     return new HostedAgent({
@@ -816,7 +829,17 @@ export class Host<M extends HostMcp = HostMcp> {
 
   /** A subagent profile by name: the project's skills first, then the user's. */
   findProfile(name: string): Promise<Profile | undefined> {
-    return findProfile(name, { root: this.#parts.workspaceRoot, home: this.#parts.home });
+    return findProfile(name, this.#profileDirs());
+  }
+
+  /** Every subagent profile, the project's and the user's, each name once. */
+  listProfiles(): Promise<Profile[]> {
+    return listProfiles(this.#profileDirs());
+  }
+
+  #profileDirs(): { root: string; home: string; userHome?: string } {
+    const p = this.#parts;
+    return { root: p.workspaceRoot, home: p.home, ...(p.userHome ? { userHome: p.userHome } : {}) };
   }
 
   /** The session's subagent runner: one scheduler for every agent of the host. */
@@ -830,6 +853,17 @@ export class Host<M extends HostMcp = HostMcp> {
       maxDepth: a.max_subagent_depth,
       concurrency: a.max_subagent_concurrency,
       writers: a.max_parallel_writers,
+      defaults: { model: a.subagent_model, effort: a.subagent_effort },
+      executor: (sessionId) => sessionId === undefined ? undefined : this.#executors.get(sessionId),
+      profileConfig: (name) => p.config.subagents?.[name],
+      // Plan mode and the reply language are run options a child gets explicitly (§3.13).
+      runOptions: () => ({
+        planMode: this.planMode.active,
+        ...(a.reasoning_language && a.reasoning_language !== "auto"
+          ? { language: a.reasoning_language }
+          : {}),
+      }),
+      transcripts: join(p.sessionDir, "subagents"),
       writeCapsule: writeCapsule,
     });
     return this.#subagents;

@@ -42,6 +42,7 @@ import {
 import { builtinTools } from "../../tools/registry.ts";
 import type { Tool } from "../../tools/types.ts";
 import { localWorkspace } from "../../tools/workspace/mod.ts";
+import type { Workspace } from "../../tools/workspace/types.ts";
 import { childEnv } from "./child_env.ts";
 import { Host, type HostMcp, type ModelBinding } from "./host.ts";
 
@@ -127,6 +128,25 @@ function endpointToml(endpoint: HostEndpoint): string {
   return lines.join("\n");
 }
 
+/**
+ * A workspace on another machine (e.g. `remote/`'s SSH workspace), for
+ * {@linkcode OpenHostOptions.workspace}. Configuration, sessions and keys stay local.
+ */
+export interface HostWorkspace {
+  /** Where the tools run: files and processes of that machine. */
+  workspace: Workspace;
+  /** The canonical workspace root on that machine. */
+  root: string;
+  /** The environment programs started there inherit (replaces the local one for them). */
+  env: Readonly<Record<string, string>>;
+  /** The platform the model is told, e.g. `linux x86_64`. */
+  platform: string;
+  /** Names the workspace in the session store, e.g. `ssh://user@host/path`. */
+  key: string;
+  /** Called when the host closes (e.g. ends the connection). */
+  close?(): Promise<void>;
+}
+
 /** Options of {@linkcode openHost}. */
 export interface OpenHostOptions<M extends HostMcp = HostMcp> {
   /** The directory the host works in; its `reasonix.toml` is read. */
@@ -154,6 +174,13 @@ export interface OpenHostOptions<M extends HostMcp = HostMcp> {
   trust?: HostTrust;
   /** Paths no tool may read, besides `[sandbox].forbid_read` and the home `.env`. */
   forbidRead?: readonly string[];
+  /**
+   * Where the tools run, when not this machine: its files, processes, root and environment.
+   * Default the local workspace rooted at `[sandbox].workspace_root` or `cwd`. A function is
+   * called once the configuration is loaded and checked (e.g. to connect to a remote host only
+   * when nothing else stops start-up).
+   */
+  workspace?: HostWorkspace | (() => Promise<HostWorkspace>);
   /**
    * Starts MCP once the configuration and the workspace root are known.
    *
@@ -200,9 +227,9 @@ export const TRUST_NO_PROJECT: HostTrust = {
   warnings: [],
 };
 
-async function isGitRepo(root: string): Promise<boolean> {
+async function isGitRepo(root: string, ws: Workspace): Promise<boolean> {
   try {
-    await Deno.stat(`${root}/.git`);
+    await ws.stat(`${root}/.git`);
     return true;
   } catch {
     return false;
@@ -476,12 +503,23 @@ export async function openHost<M extends HostMcp = HostMcp>(
     throw defaultBinding.vision.plan.error;
   }
 
-  const workspaceRoot = await workspaceRootFor(config, opts.cwd, opts.env);
+  const remote = typeof opts.workspace === "function"
+    ? await opts.workspace().catch((error) => {
+      defaultBinding.recording?.close();
+      throw error;
+    })
+    : opts.workspace;
+  const ws = remote?.workspace ?? localWorkspace();
+  const workspaceRoot = remote?.root ?? await workspaceRootFor(config, opts.cwd, opts.env);
   const mcp = await opts.mcp?.({
     config,
     home,
-    workspaceRoot,
+    // MCP servers start on this machine, in the directory Reasonix was started in.
+    workspaceRoot: remote ? await Deno.realPath(opts.cwd) : workspaceRoot,
     untrustedSettings: loaded.untrustedSettings,
+  }).catch(async (error) => {
+    await remote?.close?.();
+    throw error;
   });
   if (mcp) warnings.push(...mcp.warnings);
   try {
@@ -490,13 +528,14 @@ export async function openHost<M extends HostMcp = HostMcp>(
     // Nothing stays running when the host cannot open.
     await mcp?.host.close();
     defaultBinding.recording?.close();
+    await remote?.close?.();
     throw error;
   }
 
   async function assemble(): Promise<Host<M>> {
-    const sessionDir = await sessionsDir(home, workspaceRoot);
+    const sessionDir = await sessionsDir(home, remote?.key ?? workspaceRoot);
     const facts = new FactStore({
-      projectDir: join(home, "memory", "projects", await projectKey(workspaceRoot)),
+      projectDir: join(home, "memory", "projects", await projectKey(remote?.key ?? workspaceRoot)),
       globalDir: join(home, "memory", "global"),
     });
     const catalogue = [
@@ -504,10 +543,11 @@ export async function openHost<M extends HostMcp = HostMcp>(
       ...opts.tools ?? [],
       ...mcp?.directTools ?? [],
     ];
-    const tempDir = await Deno.makeTempDir({ prefix: "reasonix-" });
+    const tempDir = await ws.makeTempDir({ prefix: "reasonix-" });
     let permissions: Awaited<ReturnType<typeof setupPermissions>>;
     try {
       permissions = await setupPermissions({
+        ...(remote ? { workspace: ws } : {}),
         permissions: config.permissions,
         // The home's keys and OAuth tokens are no business of the model's tools or commands.
         sandbox: {
@@ -519,21 +559,32 @@ export async function openHost<M extends HostMcp = HostMcp>(
           ],
         },
         workspaceRoot,
-        projectDir: opts.cwd,
+        projectDir: remote ? workspaceRoot : opts.cwd,
         tempDir,
-        env: opts.env,
+        // Programs are looked up on the workspace's own PATH.
+        env: remote ? { ...opts.env, PATH: remote.env.PATH } : opts.env,
       });
       // A mode whose commands run unasked needs its sandbox: find out now, not mid-run.
       await permissions.preflight();
     } catch (error) {
-      await Deno.remove(tempDir, { recursive: true }).catch(() => {});
+      await ws.remove(tempDir, { recursive: true }).catch(() => {});
+      // The package to install is missing over there, not here.
+      if (remote && error instanceof ConfigError) {
+        throw new ConfigError({
+          problem: `on the remote host (${remote.key}): ${error.problem}`,
+          fix: error.fix,
+          cause: error,
+        });
+      }
       throw error;
     }
     const defaultKey = model;
+    const userHome = opts.env?.HOME ?? opts.env?.USERPROFILE;
     return new Host<M>({
       config,
       warnings,
       home,
+      ...(userHome ? { userHome } : {}),
       workspaceRoot,
       sessionDir,
       bindModel: (ref) =>
@@ -547,22 +598,27 @@ export async function openHost<M extends HostMcp = HostMcp>(
       facts,
       toolContext: {
         root: workspaceRoot,
-        workspace: localWorkspace(),
+        workspace: ws,
         tempDir,
         shell: permissions.shell,
         readGuard: permissions.readGuard,
         settings: {
           bashTimeoutMs: config.tools.bash_timeout_seconds * 1000,
           // Provider keys and the home `.env` never reach the programs tools start.
-          childEnv: childEnv({ env: opts.env, config, homeEnv: await loadHomeDotenv(home) }).env,
+          childEnv: childEnv({
+            env: remote?.env ?? opts.env,
+            config,
+            homeEnv: await loadHomeDotenv(home),
+          }).env,
         },
       },
-      platform: `${Deno.build.os} ${Deno.build.arch}`,
-      isGitRepo: await isGitRepo(workspaceRoot),
+      platform: remote?.platform ?? `${Deno.build.os} ${Deno.build.arch}`,
+      isGitRepo: await isGitRepo(workspaceRoot, ws),
       now: opts.now,
       close: async () => {
         defaultBinding.recording?.close();
-        await Deno.remove(tempDir, { recursive: true }).catch(() => {});
+        await ws.remove(tempDir, { recursive: true }).catch(() => {});
+        await remote?.close?.();
       },
     });
   }

@@ -43,6 +43,18 @@ export class MemoryError extends ReasonixError {
   }
 }
 
+/**
+ * The format version of a fact file, stored as `v` beside the fact's fields (files from before
+ * the field are version 1). A newer file is refused with a message naming the version needed;
+ * it is never rewritten by this version.
+ */
+export const FACT_FORMAT_VERSION = 1;
+
+/** A fact as its file holds it. */
+function factText(fact: Fact): string {
+  return JSON.stringify({ v: FACT_FORMAT_VERSION, ...fact }, null, 2) + "\n";
+}
+
 const ID = /^f_[a-z0-9]{8,32}$/;
 const TYPES: readonly FactType[] = ["user", "feedback", "project", "reference"];
 
@@ -76,12 +88,23 @@ async function refuseSymlink(path: string): Promise<void> {
  * used to build later paths, so a planted file must not steer them.
  */
 async function readFact(path: string, id: string): Promise<Fact | undefined> {
-  let fact: Fact;
+  let stored: Fact & { v?: unknown };
   try {
-    fact = JSON.parse(await Deno.readTextFile(path)) as Fact;
+    stored = JSON.parse(await Deno.readTextFile(path));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return undefined;
     throw error;
+  }
+  const { v, ...fact } = stored ?? {};
+  if (v !== undefined && !(Number.isInteger(v) && (v as number) >= 1)) {
+    throw new MemoryError("memory_invalid", `${path} has format version ${JSON.stringify(v)}`);
+  }
+  if ((v as number | undefined ?? 1) > FACT_FORMAT_VERSION) {
+    throw new MemoryError(
+      "memory_invalid",
+      `${path} was written by a newer Reasonix (fact format v${v}; this one reads ` +
+        `v${FACT_FORMAT_VERSION}); update Reasonix to read or change fact ${id}`,
+    );
   }
   if (fact?.id !== id || !Number.isInteger(fact.revision) || typeof fact.text !== "string") {
     throw new MemoryError("memory_invalid", `${path} is not a valid record of fact ${id}`);
@@ -153,7 +176,7 @@ class ScopeDir {
   async create(fact: Fact, sub = ""): Promise<void> {
     await this.#ensure(sub);
     try {
-      await Deno.writeTextFile(this.#file(fact.id, sub), JSON.stringify(fact, null, 2) + "\n", {
+      await Deno.writeTextFile(this.#file(fact.id, sub), factText(fact), {
         createNew: true,
         mode: 0o600,
       });
@@ -174,7 +197,7 @@ class ScopeDir {
     const target = this.#file(fact.id);
     await refuseSymlink(target);
     const temp = join(dir, `.${fact.id}.${crypto.randomUUID()}.tmp`);
-    await Deno.writeTextFile(temp, JSON.stringify(fact, null, 2) + "\n", {
+    await Deno.writeTextFile(temp, factText(fact), {
       createNew: true,
       mode: 0o600,
     });
@@ -186,7 +209,7 @@ class ScopeDir {
     const path = join(dir, `${fact.revision}.json`);
     await refuseSymlink(path);
     try {
-      await Deno.writeTextFile(path, JSON.stringify(fact, null, 2) + "\n", {
+      await Deno.writeTextFile(path, factText(fact), {
         createNew: true,
         mode: 0o600,
       });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { FactStore, MemoryError } from "./facts.ts";
+import { FACT_FORMAT_VERSION, FactStore, MemoryError } from "./facts.ts";
 
 async function withStore(
   fn: (store: FactStore, dirs: { project: string; global: string }) => Promise<void>,
@@ -25,7 +25,8 @@ Deno.test("facts get an immutable id, a revision, times, a type and a scope", as
     assert.equal(fact.revision, 1);
     assert.equal(fact.created, fact.updated);
     const onDisk = JSON.parse(await Deno.readTextFile(join(dirs.project, `${fact.id}.json`)));
-    assert.deepEqual(onDisk, fact);
+    // The file carries its format version beside the fact's fields.
+    assert.deepEqual(onDisk, { v: FACT_FORMAT_VERSION, ...fact });
     assert.equal((await Deno.stat(join(dirs.project, `${fact.id}.json`))).mode! & 0o777, 0o600);
   });
 });

@@ -15,7 +15,7 @@
  * @module
  */
 import { join } from "node:path";
-import { indexDir, writeAtomic } from "../store/session_index.ts";
+import { ensureIndexDir, indexDir, writeAtomic } from "../store/session_index.ts";
 import { BM25_FORMAT_VERSION, Bm25Index } from "./bm25.ts";
 
 const MAGIC = 0x49485852; // "RXHI"
@@ -229,7 +229,7 @@ export async function loadHistory(dir: string): Promise<StoredHistory | undefine
 /** Writes the history index of `dir` atomically; failures are ignored (it is a cache). */
 export async function saveHistory(dir: string, bytes: Uint8Array): Promise<void> {
   try {
-    await Deno.mkdir(indexDir(dir), { recursive: true, mode: 0o700 });
+    await ensureIndexDir(dir);
     await writeAtomic(historyIndexPath(dir), bytes);
   } catch {
     // A full or read-only disk: the next process indexes again.

@@ -21,6 +21,13 @@ export {
   historyTool,
 } from "./history.ts";
 export { HISTORY_INDEX_VERSION, historyIndexPath } from "./history_store.ts";
-export { type Fact, type FactScope, FactStore, type FactType, MemoryError } from "./facts.ts";
+export {
+  type Fact,
+  FACT_FORMAT_VERSION,
+  type FactScope,
+  FactStore,
+  type FactType,
+  MemoryError,
+} from "./facts.ts";
 export { factLine, isGenericRequest, rankFacts, recallBlock } from "./recall.ts";
 export { looksSensitive, memoryTools, newestFirst, revisionLine } from "./tools.ts";

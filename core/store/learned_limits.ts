@@ -9,8 +9,14 @@
 import { join } from "node:path";
 import { atomicWrite } from "../../tools/fs/mod.ts";
 
+/**
+ * The format version of `learned_limits.json`. A newer file is not read (nothing learned) and
+ * never written over, so an older Reasonix cannot erase what a newer one learned.
+ */
+export const LIMITS_FORMAT_VERSION = 1;
+
 interface LimitsFile {
-  version: 1;
+  version: typeof LIMITS_FORMAT_VERSION;
   /** Context windows by {@link limitKey}. */
   context_windows: Record<string, number>;
 }
@@ -24,6 +30,8 @@ export function limitKey(opts: { provider: string; endpoint?: string; model: str
 export class LearnedLimits {
   readonly path: string;
   #data: LimitsFile | undefined;
+  /** The version of a file too new to read or replace, once seen. */
+  #newer: number | undefined;
   #writing: Promise<void> = Promise.resolve();
 
   constructor(home: string) {
@@ -32,16 +40,20 @@ export class LearnedLimits {
 
   #load(): LimitsFile {
     if (this.#data) return this.#data;
-    let data: LimitsFile = { version: 1, context_windows: {} };
+    let data: LimitsFile = { version: LIMITS_FORMAT_VERSION, context_windows: {} };
     try {
       const parsed = JSON.parse(Deno.readTextFileSync(this.path));
       const windows = parsed?.context_windows;
-      if (parsed?.version === 1 && windows && typeof windows === "object") {
+      if (Number.isInteger(parsed?.version) && parsed.version > LIMITS_FORMAT_VERSION) {
+        this.#newer = parsed.version;
+      } else if (
+        parsed?.version === LIMITS_FORMAT_VERSION && windows && typeof windows === "object"
+      ) {
         const clean: Record<string, number> = {};
         for (const [key, value] of Object.entries(windows)) {
           if (Number.isSafeInteger(value) && (value as number) > 0) clean[key] = value as number;
         }
-        data = { version: 1, context_windows: clean };
+        data = { version: LIMITS_FORMAT_VERSION, context_windows: clean };
       }
     } catch {
       // Missing or damaged: nothing learned.
@@ -60,6 +72,8 @@ export class LearnedLimits {
     const known = data.context_windows[key];
     if (known !== undefined && known <= tokens) return this.#writing;
     data.context_windows[key] = tokens;
+    // Kept for this process; the newer Reasonix's file stays as it wrote it.
+    if (this.#newer !== undefined) return this.#writing;
     const text = `${JSON.stringify(data, null, 2)}\n`;
     this.#writing = this.#writing.then(() =>
       atomicWrite(this.path, new TextEncoder().encode(text), { mode: 0o600 })

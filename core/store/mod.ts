@@ -24,4 +24,4 @@ export {
   SessionNotFoundError,
 } from "./session_store.ts";
 export { indexDir, SESSION_INDEX_VERSION } from "./session_index.ts";
-export { LearnedLimits, limitKey } from "./learned_limits.ts";
+export { LearnedLimits, limitKey, LIMITS_FORMAT_VERSION } from "./learned_limits.ts";

@@ -75,11 +75,71 @@ export async function loadSessionIndex(dir: string): Promise<Map<string, Session
   return out;
 }
 
+/** The index files of a sessions directory, which {@linkcode reserveIndexWrites} opens. */
+const INDEX_FILES: readonly string[] = ["sessions.json", "history.bin"];
+
+/** Index files opened for writing before the process gave up its write permission. */
+const reserved = new Map<string, Deno.FsFile>();
+
+/**
+ * Opens the index files of the sessions directory `dir` for writing (creating the folder and
+ * empty files as needed), for a process about to give up Deno's write permission (read-only
+ * mode): Deno checks the permission when a file is opened, and a permission cannot be granted
+ * again once revoked, not even for one folder. {@linkcode writeAtomic} then writes these files
+ * through the open handles, in place. Does nothing where writing is already refused.
+ */
+export async function reserveIndexWrites(dir: string): Promise<void> {
+  try {
+    await Deno.mkdir(indexDir(dir), { recursive: true, mode: 0o700 });
+    for (const name of INDEX_FILES) {
+      const path = join(indexDir(dir), name);
+      if (reserved.has(path)) continue;
+      reserved.set(
+        path,
+        await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 }),
+      );
+    }
+  } catch {
+    // A read-only disk: the indexes are caches, the next process builds them.
+  }
+}
+
+function mayWrite(path: string): boolean {
+  return Deno.permissions.querySync({ name: "write", path }).state === "granted";
+}
+
+/** Rewrites a reserved file in place: truncated first, so a reader sees a prefix at worst. */
+async function writeReserved(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
+  await file.truncate(0);
+  await file.seek(0, Deno.SeekMode.Start);
+  for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
+}
+
+/**
+ * Creates the index folder of `dir` unless the process may no longer write (then the folder
+ * was made by {@linkcode reserveIndexWrites}, or the write fails as it should).
+ */
+export async function ensureIndexDir(dir: string): Promise<void> {
+  if (!mayWrite(indexDir(dir))) return;
+  await Deno.mkdir(indexDir(dir), { recursive: true, mode: 0o700 });
+}
+
 /**
  * Writes `bytes` to `path` through a temporary file renamed over it: readers see the old or
- * the new content, never a part.
+ * the new content, never a part. After the write permission is gone, a file reserved with
+ * {@linkcode reserveIndexWrites} is rewritten in place instead: a reader may then see a part,
+ * which every index rejects (the listing's JSON does not parse, the history index fails its
+ * checksum) and rebuilds, and a writer that renamed a new file over it meanwhile keeps its
+ * version (the handle writes to the replaced file).
  */
 export async function writeAtomic(path: string, bytes: Uint8Array | string): Promise<void> {
+  const file = reserved.get(path);
+  if (file && !mayWrite(path)) {
+    return await writeReserved(
+      file,
+      typeof bytes === "string" ? new TextEncoder().encode(bytes) : bytes,
+    );
+  }
   const temp = `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
   try {
     if (typeof bytes === "string") await Deno.writeTextFile(temp, bytes, { mode: 0o600 });
@@ -106,7 +166,7 @@ export async function saveSessionIndex(
     for (const [name, entry] of updated) merged.set(name, entry);
     const entries: Record<string, SessionEntry> = {};
     for (const [name, entry] of merged) if (present.has(name)) entries[name] = entry;
-    await Deno.mkdir(indexDir(dir), { recursive: true, mode: 0o700 });
+    await ensureIndexDir(dir);
     await writeAtomic(indexPath(dir), JSON.stringify({ v: SESSION_INDEX_VERSION, entries }));
   } catch {
     // A read-only or full disk: listing still works, it just reads the files again.

@@ -23,8 +23,15 @@ export interface ContextCapsule {
   writePaths: string[] | null;
   /** The parent session and the tool call that started it. */
   parent: { sessionId: string | null; toolCallId: string | null };
-  /** A transcript it continues, when any. */
-  continued: string | null;
+  /** The transcript it continues (`continue_from`) or was forked from (`fork_from`). */
+  continued: {
+    /** `continue`: the same session goes on; `fork`: a copy goes on in a new session. */
+    mode: "continue" | "fork";
+    /** The full id of the transcript it started from. */
+    from: string;
+  } | null;
+  /** Run options it was given: plan mode, and the language it reasons and replies in. */
+  runOptions: { planMode: boolean; language: string | null };
   /** What it did not inherit: every field is false by design. */
   inherited: {
     instructions: false;

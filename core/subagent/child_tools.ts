@@ -3,13 +3,14 @@
  * history or goal tools (a child inherits none of them), MCP only through `use_capability`;
  * a read-only child keeps the read-only tools; a writer's path-taking tools are bound to its
  * claim, writers that name no paths are dropped, and `bash` stays only when the OS sandbox can
- * narrow its write roots to an explicit claim.
+ * narrow its write roots to an explicit claim. A writer also gets `complete_subtask`.
  *
  * @module
  */
 import type { CapabilitySource } from "../../tools/capability.ts";
 import type { ShellLauncher, Tool } from "../../tools/types.ts";
 import { WriteClaim } from "./claims.ts";
+import { completeSubtaskTool } from "./complete_subtask.ts";
 import type { ChildGrant } from "./types.ts";
 
 /** A capability source with only capabilities proven read-only (and not destructive). */
@@ -71,5 +72,7 @@ export function childTools(opts: {
     else dropped.push(tool.name);
   }
   tools.push(claim.bind(opts.useCapability));
+  // A writer ends with a report the host can check (spec §3.11).
+  tools.push(completeSubtaskTool());
   return { tools, claim, ...(shell ? { shell } : {}), dropped };
 }

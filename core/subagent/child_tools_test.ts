@@ -57,6 +57,7 @@ Deno.test("a claimed writer loses bash where the sandbox cannot rebind, and opaq
     shell: { ...directShell, rebindsWriteRoots: false },
   });
   assert.deepEqual(names(unbound.tools), [
+    "complete_subtask",
     "edit_file",
     "glob",
     "move_file",

@@ -36,6 +36,11 @@ export class WriteClaim {
    * directory claims landing on the same file). Set by the scheduler's slot.
    */
   guard: ((file: string) => boolean) | undefined;
+  /**
+   * Told before a bound call that may change the workspace without naming the paths (an MCP
+   * writer through `use_capability`): the scheduler then keeps the reservation whole.
+   */
+  unconfined: (() => void) | undefined;
 
   private constructor(roots: readonly string[]) {
     this.roots = roots;
@@ -89,7 +94,9 @@ export class WriteClaim {
       access,
       parse: tool.parse?.bind(tool),
       execute: async (args: unknown, ctx: ToolContext): Promise<ToolResult> => {
-        const paths = writtenPaths(access(args));
+        const declared = access(args);
+        const paths = writtenPaths(declared);
+        if (paths.length === 0 && declared.readOnly !== true) this.unconfined?.();
         const resolved: string[] = [];
         for (const path of paths) {
           resolved.push(

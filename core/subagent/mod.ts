@@ -4,9 +4,13 @@
  *
  * @module
  */
+export * from "./adjudicate.ts";
 export * from "./capsule.ts";
 export * from "./child_tools.ts";
 export * from "./claims.ts";
+export * from "./complete_subtask.ts";
+export * from "./counters.ts";
+export * from "./fleet.ts";
 export * from "./profile.ts";
 export * from "./prompts.ts";
 export * from "./runner.ts";

@@ -91,3 +91,32 @@ export async function findProfile(
   }
   return undefined;
 }
+
+/**
+ * Every profile, each under the name {@linkcode findProfile} finds it by (its folder's) and
+ * each name once, the first directory that has it winning as there; sorted by name, for the
+ * interactive UI's slash completion.
+ */
+export async function listProfiles(
+  opts: { root: string; home: string; userHome?: string },
+): Promise<Profile[]> {
+  const found = new Map<string, Profile>();
+  for (const dir of profileDirs(opts)) {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(dir));
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if ((!entry.isDirectory && !entry.isSymlink) || !NAME.test(entry.name)) continue;
+      if (found.has(entry.name)) continue;
+      const text = await Deno.readTextFile(join(dir, entry.name, "SKILL.md")).catch(() =>
+        undefined
+      );
+      const profile = text === undefined ? undefined : profileFromSkill(text, entry.name);
+      if (profile) found.set(entry.name, { ...profile, name: entry.name });
+    }
+  }
+  return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
+}

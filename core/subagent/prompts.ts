@@ -34,7 +34,7 @@ export const DEFAULT_READ_ONLY_TASK_PROMPT: string =
 
 /** Appended to a writing child's task: how its report is read. */
 export const COMPLETION_CONTRACT: string = `<completion-contract>
-End with a report: the status (complete, partial or blocked), each change with its path, each check you ran with the command and its result, and anything unresolved. The host compares it with its own record of what you wrote and ran.
+End by calling complete_subtask: the status (complete, partial or blocked), each acceptance criterion with the command you ran or the paths you changed, and anything unresolved; then a short final message. The host checks each citation against its own record of what you wrote and ran.
 </completion-contract>`;
 
 /** The first user turn's workspace block. */
@@ -45,4 +45,17 @@ export function workspaceContext(root: string): string {
 /** A nested child's hint that it may delegate further, and how deep. */
 export function delegationHint(depth: number, maxDepth: number): string {
   return `<subagent-context depth="${depth}" max_depth="${maxDepth}"/>`;
+}
+
+/**
+ * Appended to the task of a child started in plan mode: it may only research, and its report
+ * is what the parent plans with (it has no plan of its own to hand in).
+ */
+export const CHILD_PLAN_MODE: string = `<plan-mode>
+Plan mode is on: nothing may change yet. Research with read-only tools only; report what you found and the changes you would make.
+</plan-mode>`;
+
+/** The language a child reasons and replies in, when the run sets one. */
+export function languageBlock(language: string): string {
+  return `<language>Reason and reply in ${language}.</language>`;
 }

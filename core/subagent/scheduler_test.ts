@@ -62,3 +62,46 @@ Deno.test("a queued child honours its own cancellation", async () => {
   a.release();
   assert.equal(s.running, 0);
 });
+
+Deno.test("a whole-workspace writer that wrote through path tools narrows to its files", async () => {
+  const s = new Scheduler({ concurrency: 6, writers: 3 });
+  const whole = await s.acquire({ kind: "workspace" }, { signal: signal() });
+  const apart = s.acquire({ kind: "claim", roots: ["/w/b"] }, { signal: signal() });
+  const onIt = s.acquire({ kind: "claim", roots: ["/w/a"] }, { signal: signal() });
+  assert.equal(await settles(apart), false, "nothing written yet: the whole workspace is held");
+  assert.equal(whole.touch("/w/a/x.ts"), true);
+  assert.equal(await settles(apart), true, "a claim apart from the written file starts");
+  assert.equal(await settles(onIt), false, "a claim holding the written file still waits");
+  assert.equal(
+    await settles(s.acquire({ kind: "workspace" }, { signal: signal() })),
+    false,
+    "another whole-workspace writer still waits",
+  );
+  (await apart).release();
+  whole.release();
+  (await onIt).release();
+});
+
+Deno.test("a bash or MCP change makes a narrowed reservation whole again", async () => {
+  const s = new Scheduler({ concurrency: 6, writers: 3 });
+  const whole = await s.acquire({ kind: "workspace" }, { signal: signal() });
+  assert.equal(whole.touch("/w/a/x.ts"), true);
+  whole.widen();
+  const apart = s.acquire({ kind: "claim", roots: ["/w/b"] }, { signal: signal() });
+  assert.equal(await settles(apart), false, "whole again after an unattributed change");
+  assert.equal(whole.touch("/w/a/y.ts"), true);
+  assert.equal(await settles(apart), false, "a later path write does not narrow it again");
+  whole.release();
+  (await apart).release();
+});
+
+Deno.test("a change before any path write keeps the reservation whole", async () => {
+  const s = new Scheduler({ concurrency: 6, writers: 3 });
+  const whole = await s.acquire({ kind: "workspace" }, { signal: signal() });
+  whole.widen();
+  assert.equal(whole.touch("/w/a/x.ts"), true);
+  const apart = s.acquire({ kind: "claim", roots: ["/w/b"] }, { signal: signal() });
+  assert.equal(await settles(apart), false);
+  whole.release();
+  (await apart).release();
+});

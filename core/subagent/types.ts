@@ -24,7 +24,8 @@ export interface ChildGrant {
 export interface ChildSpec {
   model?: string;
   systemPrompt: string;
-  transcript?: "ephemeral";
+  /** `ephemeral`: nothing written; `resume`: a child transcript it appends to. */
+  transcript?: "ephemeral" | { resume: string };
   parent: { sessionId?: string; agentId?: string };
   role: "subagent";
   grant: ChildGrant;
@@ -40,7 +41,11 @@ export interface ChildAgent {
   readonly registry: { names(): string[]; schemas(): readonly unknown[] };
   readonly model: { resolved: { model: string; provider: { name: string } } };
   /** The child's write claim; absent for a read-only child. */
-  readonly claim?: { readonly record: ClaimRecord; guard?: (file: string) => boolean };
+  readonly claim?: {
+    readonly record: ClaimRecord;
+    guard?: (file: string) => boolean;
+    unconfined?: () => void;
+  };
   run(input: UserInput, opts: { signal: AbortSignal }): AsyncIterable<AgentEvent>;
   close(): Promise<void>;
 }

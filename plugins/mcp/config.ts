@@ -32,6 +32,7 @@ export const DECLARATION_SETTINGS = [
   "concurrency",
   "startup_timeout_seconds",
   "sandbox",
+  "remote",
 ] as const;
 
 /** Declarations of each source, as read. */
@@ -131,6 +132,7 @@ const declarationSchema = z.strictObject({
     "a number of seconds greater than 0",
   ).optional(),
   sandbox: z.boolean({ error: "true or false" }).optional(),
+  remote: z.boolean({ error: "true or false" }).optional(),
 });
 
 type RawDeclaration = z.infer<typeof declarationSchema>;
@@ -158,8 +160,18 @@ function toDeclaration(
   source: McpDeclarationSource,
 ): McpServerDeclaration | string {
   const explicit = raw.type === "streamable-http" ? "http" : raw.type;
+  // A remote server with a command and a url is started there and reached over HTTP.
+  const remoteHttp = raw.remote === true && raw.url !== undefined;
   const type: McpTransportKind | undefined = explicit ??
-    (raw.command !== undefined ? "stdio" : raw.url !== undefined ? "http" : undefined);
+    (raw.command !== undefined && !remoteHttp
+      ? "stdio"
+      : raw.url !== undefined
+      ? "http"
+      : undefined);
+  if (raw.remote === true && type === "stdio") {
+    return "is remote = true but has no url: give the url it listens on, as the remote host " +
+      'sees it (e.g. url = "http://127.0.0.1:8931/mcp")';
+  }
   if (!type) return "needs a command (stdio) or a url (http, sse)";
   if (type === "stdio" && raw.command === undefined) return "is stdio but has no command";
   if (type !== "stdio" && raw.url === undefined) return `is ${type} but has no url`;
@@ -480,7 +492,17 @@ export function resolveServer(
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       return { problem: `url must be http or https, got ${url.protocol}` };
     }
-    return { spec: { ...base, transport: d.type, url, headers: exMap(d.headers, "headers") } };
+    const remote = d.remote === true
+      ? {
+        remote: {
+          ...(d.command !== undefined ? { command: ex(d.command, "command") } : {}),
+          args: (d.args ?? []).map((a, i) => ex(a, `args[${i}]`)),
+        },
+      }
+      : {};
+    return {
+      spec: { ...base, transport: d.type, url, headers: exMap(d.headers, "headers"), ...remote },
+    };
   } catch (error) {
     return { problem: (error as Error).message };
   }

@@ -35,6 +35,12 @@ export interface McpServerDeclaration {
   concurrency?: McpConcurrency;
   startup_timeout_seconds?: number;
   /**
+   * `true`: the server runs on the remote host of a `--remote` session (`command`, when given,
+   * is started there) and `url` is where it listens as that host sees it; it is reached
+   * through an SSH port forward.
+   */
+  remote?: boolean;
+  /**
    * `false` runs a stdio server outside the OS sandbox. Honoured only in the user config:
    * servers a project file declares always run sandboxed.
    */
@@ -90,6 +96,11 @@ export interface HttpServerSpec extends SpecBase {
   url: URL;
   /** Static headers; sent only to the endpoint's own origin. */
   headers: Record<string, string>;
+  /**
+   * Declared `remote = true`: `url` is as the remote host sees it, and `command` (when given)
+   * is started there. The front end replaces `url` with a forwarded local one.
+   */
+  remote?: { command?: string; args: string[] };
 }
 
 /** A declaration with every `${VAR}` expanded. */

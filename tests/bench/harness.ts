@@ -467,11 +467,13 @@ export async function harnessTable(
   const add = (i: number, key: string, value: number) => (samples[i][key] ??= []).push(value);
   for (let r = 0; r < runs; r++) {
     for (const [i, p] of programs.entries()) {
+      const oneTurn: number[] = [];
       for (let k = 0; k < 3; k++) {
         const s = await startup(p);
         add(i, "spawn", s.ms);
         add(i, "first", s.bytes);
         add(i, "rss1", s.rss);
+        oneTurn.push(s.rss);
       }
       const short = await headlessSession(p, 200);
       add(i, "rss200", short.peakRss);
@@ -485,6 +487,9 @@ export async function harnessTable(
       add(i, "b", fit.b * 1000);
       add(i, "cpu", long.cpuPerTurnMs);
       add(i, "rss", long.peakRss);
+      // What 1,600 turns add to a process that ran one: the runtime's own floor apart.
+      add(i, "growth", long.peakRss - med(oneTurn));
+      add(i, "bound", 2 * (long.liveHeap + long.largestRequest));
       add(i, "live", long.liveHeap);
       add(i, "largest", long.largestRequest);
       add(i, "share", long.cacheShare);
@@ -514,7 +519,9 @@ export async function harnessTable(
     ["CPU per turn, 1,600 headless turns", "cpu", ms],
     ["tool time per turn (grep's rg)", "tool", ms],
     ["peak RSS, 1,600 turns", "rss", mb],
+    ["  growth over one turn's peak RSS", "growth", mb],
     ["live heap, 1,600 turns (after mark-compact)", "live", mb],
+    ["  2 × (live heap + largest request)", "bound", mb],
     ["largest request, 1,600 turns", "largest", (v) => `${(v / 1024).toFixed(0)} KiB`],
     ["bytes a prefix cache could serve", "share", (v) => `${(v * 100).toFixed(1)} %`],
     ["UI CPU per turn at turn 50 (tmux)", "ui50", ms],

@@ -72,13 +72,30 @@ async function timedRun(
 }
 
 /** Wall and CPU time (this process, all threads) of `fn`, in ms. */
-async function timed(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+/**
+ * Nanoseconds this thread has run on a CPU (Linux `schedstat`; NaN elsewhere). Unlike wall
+ * time it leaves out waiting for a core on a busy machine, and unlike the process's CPU time
+ * it leaves out V8's and Deno's helper threads: the cost of the work itself.
+ */
+function threadRunNs(): number {
+  try {
+    return Number(Deno.readTextFileSync("/proc/thread-self/schedstat").split(" ")[0]);
+  } catch {
+    return NaN;
+  }
+}
+
+async function timed(
+  fn: () => Promise<unknown>,
+): Promise<{ wall: number; cpu: number; thread: number }> {
   const cpu = cpuUsage();
+  const ran = threadRunNs();
   const start = performance.now();
   await fn();
   const wall = performance.now() - start;
+  const thread = (threadRunNs() - ran) / 1e6;
   const used = cpuUsage(cpu);
-  return { wall, cpu: (used.user + used.system) / 1000 };
+  return { wall, cpu: (used.user + used.system) / 1000, thread };
 }
 
 function median(values: number[]): number {
@@ -197,48 +214,72 @@ export async function resumeLatency(opts: {
   launcher?: Launcher;
   runs?: number;
 }): Promise<ResumeMeasure> {
+  const [measure] = await resumeLatencies([opts.siblings], opts);
+  return measure;
+}
+
+/**
+ * {@link resumeLatency} for several sibling counts at once, their runs interleaved (one of
+ * each in turn), so that load from elsewhere on the machine falls on every count alike
+ * instead of inflating whichever happened to run during it.
+ */
+export async function resumeLatencies(
+  siblings: readonly number[],
+  opts: { launcher?: Launcher; runs?: number } = {},
+): Promise<ResumeMeasure[]> {
   const launcher = opts.launcher ?? SOURCE_LAUNCHER;
   const runs = opts.runs ?? 9;
   const fake = await startFakeLlm({ script: () => ({ text: "ok" }) });
-  const { repo, home, dir } = await makeProject(fake.url);
+  const projects: { repo: string; home: string; dir: string }[] = [];
   try {
-    await writeSessions({
-      dir,
-      workspace: repo,
-      count: opts.siblings,
-      turns: 20,
-      seed: 11,
-      endAgoMs: 3_600_000,
-    });
-    await writeSessions({ dir, workspace: repo, count: 1, turns: 20, seed: 12, endAgoMs: 0 });
-    const open: number[] = [];
-    for (let i = 0; i < runs + 2; i++) {
-      const start = performance.now();
-      const opened = await openSession({ dir, workspace: repo, model: "f/m", resume: "latest" });
-      const elapsed = performance.now() - start;
-      opened.writer.close();
-      if (i >= 2) open.push(elapsed);
+    for (const count of siblings) {
+      const project = await makeProject(fake.url);
+      projects.push(project);
+      const { dir, repo } = project;
+      await writeSessions({
+        dir,
+        workspace: repo,
+        count,
+        turns: 20,
+        seed: 11,
+        endAgoMs: 3_600_000,
+      });
+      await writeSessions({ dir, workspace: repo, count: 1, turns: 20, seed: 12, endAgoMs: 0 });
     }
-    const env = { ...Deno.env.toObject(), REASONIX_HOME: home, BENCH_KEY: "sk", NO_COLOR: "1" };
-    const whole: number[] = [];
-    const cpu: number[] = [];
-    for (let i = 0; i < runs + 1; i++) {
-      const run = await timedRun(launcher, ["run", "--continue", "go on"], repo, env);
-      if (i >= 1) {
-        whole.push(run.wallMs);
-        cpu.push(run.cpuMs);
+    const open = projects.map((): number[] => []);
+    const whole = projects.map((): number[] => []);
+    const cpu = projects.map((): number[] => []);
+    for (let i = 0; i < runs + 2; i++) {
+      for (const [k, { dir, repo }] of projects.entries()) {
+        const start = performance.now();
+        const opened = await openSession({ dir, workspace: repo, model: "f/m", resume: "latest" });
+        const elapsed = performance.now() - start;
+        opened.writer.close();
+        if (i >= 2) open[k].push(elapsed);
       }
     }
-    return {
-      siblings: opts.siblings,
-      openMs: median(open),
-      processMs: median(whole),
-      processCpuMs: median(cpu),
-    };
+    for (let i = 0; i < runs + 1; i++) {
+      for (const [k, { repo, home }] of projects.entries()) {
+        const env = { ...Deno.env.toObject(), REASONIX_HOME: home, BENCH_KEY: "sk", NO_COLOR: "1" };
+        const run = await timedRun(launcher, ["run", "--continue", "go on"], repo, env);
+        if (i >= 1) {
+          whole[k].push(run.wallMs);
+          cpu[k].push(run.cpuMs);
+        }
+      }
+    }
+    return siblings.map((count, k) => ({
+      siblings: count,
+      openMs: median(open[k]),
+      processMs: median(whole[k]),
+      processCpuMs: median(cpu[k]),
+    }));
   } finally {
     await fake.close();
-    await Deno.remove(repo, { recursive: true });
-    await Deno.remove(home, { recursive: true });
+    for (const { repo, home } of projects) {
+      await Deno.remove(repo, { recursive: true });
+      await Deno.remove(home, { recursive: true });
+    }
   }
 }
 
@@ -255,6 +296,10 @@ export interface HistoryMeasure {
   commonP95Ms: number;
   /** CPU time of common-word queries, 95th percentile. */
   commonCpuP95Ms: number;
+  /** The main thread's run time of common-word queries (no waiting for a core), p95. */
+  commonThreadP95Ms: number;
+  /** The same, median. */
+  commonThreadMedianMs: number;
   rareMedianMs: number;
   rareP95Ms: number;
 }
@@ -288,6 +333,7 @@ export async function historyArchiveLatency(
     const { common, words } = textSource(99);
     const common_: number[] = [];
     const commonCpu: number[] = [];
+    const commonThread: number[] = [];
     const rare: number[] = [];
     try {
       const tool = agent.agent.registry.get("history")!;
@@ -297,6 +343,7 @@ export async function historyArchiveLatency(
         const t = await timed(() => tool.execute({ query }, ctx));
         common_.push(t.wall);
         commonCpu.push(t.cpu);
+        commonThread.push(t.thread);
         const start = performance.now();
         await tool.execute({ query: words(3) }, ctx);
         rare.push(performance.now() - start);
@@ -312,6 +359,8 @@ export async function historyArchiveLatency(
       commonMedianMs: median(common_),
       commonP95Ms: percentile(common_, 0.95),
       commonCpuP95Ms: percentile(commonCpu, 0.95),
+      commonThreadP95Ms: percentile(commonThread, 0.95),
+      commonThreadMedianMs: median(commonThread),
       rareMedianMs: median(rare),
       rareP95Ms: percentile(rare, 0.95),
     };
@@ -324,8 +373,7 @@ export async function historyArchiveLatency(
 
 /** The rows of the table `deno task bench` prints. */
 export async function historyRows(launcher?: Launcher): Promise<string[]> {
-  const none = await resumeLatency({ siblings: 0, launcher });
-  const many = await resumeLatency({ siblings: 1000, launcher });
+  const [none, many] = await resumeLatencies([0, 1000], { launcher });
   const h = await historyArchiveLatency();
   const row = (name: string, value: string, target = "", ok?: boolean) =>
     `| ${name.padEnd(44)} | ${value.padStart(12)} | ${target.padEnd(10)} | ${
@@ -363,11 +411,18 @@ export async function historyRows(launcher?: Launcher): Promise<string[]> {
       h.commonP95Ms <= 10,
     ),
     row("  CPU time, p95", `${h.commonCpuP95Ms.toFixed(2)} ms`),
+    row(
+      "  main thread's run time, median / p95",
+      `${h.commonThreadMedianMs.toFixed(2)} / ${h.commonThreadP95Ms.toFixed(2)}`,
+    ),
     row("history rare-word query, median", `${h.rareMedianMs.toFixed(2)} ms`),
     row("history rare-word query, p95", `${h.rareP95Ms.toFixed(2)} ms`),
   ];
 }
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args.includes("--resume-only")) {
+  const [none, many] = await resumeLatencies([0, 1000]);
+  console.log(JSON.stringify({ none, many }));
+} else if (import.meta.main) {
   console.log((await historyRows()).join("\n"));
 }

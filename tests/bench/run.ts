@@ -456,6 +456,23 @@ if (import.meta.main && Deno.args.includes("--harness-only")) {
     stderr: "inherit",
   }).output();
   console.log(new TextDecoder().decode(subagents.stdout).trimEnd());
+  // The browser front end: a 200-turn session into 5 event-stream clients.
+  console.log(
+    "\n`reasonix serve`, 200 turns into 5 SSE clients (fake model in another process):\n",
+  );
+  const serve = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--v8-flags=--expose-gc",
+      "--config",
+      CONFIG,
+      join(ROOT, "tests/bench/serve.ts"),
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  console.log(new TextDecoder().decode(serve.stdout).trimEnd());
   // Long single Markdown blocks in the interactive UI, against many small ones (tmux).
   if (await TmuxSession.available()) {
     console.log("\nInteractive UI, long replies streamed at the same pace (100×40 tmux):\n");

@@ -6,11 +6,14 @@
  * - six concurrent read-only children of 50 turns each (a `read_file` per turn): the parent
  *   process's RSS growth, sampled while they run
  *
- * Run alone with `deno run --allow-all tests/bench/subagents.ts`.
+ * Run alone with `deno run --allow-all tests/bench/subagents.ts`; it measures in a process
+ * started with the launcher's V8 flags, as a user's would run.
  *
  * @module
  */
+import { fileURLToPath } from "node:url";
 import { openHost } from "../../cli/host.ts";
+import { RUN_FLAGS } from "../../cli/release/compile.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import { type FakeStep, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo } from "../e2e/support.ts";
@@ -189,9 +192,32 @@ export function subagentTable(b: SubagentBench): string {
   ].join("\n");
 }
 
+/** The launcher's V8 flags, which a user's process runs with (`RUN_FLAGS`). */
+export const LAUNCHER_V8_FLAGS: string = RUN_FLAGS.find((f) => f.startsWith("--v8-flags="))!;
+
 if (import.meta.main) {
   if (Deno.args.includes("--serve")) {
     const fake = await startFakeLlm({ script, keepAlive: true });
     console.log(fake.url);
-  } else console.log(subagentTable(await subagentBench()));
+  } else if (Deno.args.includes("--as-launched")) {
+    console.log(subagentTable(await subagentBench()));
+  } else {
+    // The parent's memory depends on V8's flags (the young generation's size, and the `gc`
+    // that lets `providers/http.ts` free each sent body's copy early): measure it with the
+    // launcher's, not those of whatever `deno run` started this file.
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-all",
+        LAUNCHER_V8_FLAGS,
+        "--config",
+        fileURLToPath(new URL("../../deno.json", import.meta.url)),
+        fileURLToPath(import.meta.url),
+        "--as-launched",
+      ],
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    Deno.exit(out.code);
+  }
 }

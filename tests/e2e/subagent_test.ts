@@ -183,10 +183,17 @@ Deno.test("a writer's claim holds against .. and a symlink, and the refusals are
 
 Deno.test("two writers with disjoint claims run at once; one without a claim runs alone", async () => {
   const windows: Record<string, [number, number]> = {};
-  const child = (word: string, path: string) => (req: RecordedRequest): FakeStep => {
+  // The unclaimed writer changes files with bash, so its reservation stays the whole workspace
+  // (path-only writes would narrow it: subagent_context_test.ts).
+  const child = (word: string, path: string, shell = false) => (req: RecordedRequest): FakeStep => {
     const n = messages(req).filter((m) => m.role === "tool").length;
     windows[word] ??= [Date.now(), 0];
-    if (n === 0) return { toolCalls: [call("write_file", { path, content: word })], delayMs: 150 };
+    if (n === 0) {
+      const step = shell
+        ? call("bash", { command: `echo ${word} > ${path}` })
+        : call("write_file", { path, content: word });
+      return { toolCalls: [step], delayMs: 150 };
+    }
     windows[word][1] = Date.now();
     return { text: `${word} done` };
   };
@@ -200,7 +207,7 @@ Deno.test("two writers with disjoint claims run at once; one without a claim run
       {
         alpha: child("alpha", "a/x.txt"),
         beta: child("beta", "b/x.txt"),
-        gamma: child("gamma", "c.txt"),
+        gamma: child("gamma", "c.txt", true),
       },
     ),
   });

@@ -80,7 +80,20 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): Record
   const env = Deno.env.toObject();
   delete env.DEEPSEEK_API_KEY;
   delete env.INIT_CWD;
+  // A test that gives the program its own HOME must not give Deno an empty module cache too:
+  // every run would fetch and compile the program's npm packages again (tens of seconds).
+  if (extra.HOME !== undefined && env.DENO_DIR === undefined && extra.DENO_DIR === undefined) {
+    env.DENO_DIR = defaultDenoDir(env);
+  }
   return { ...env, REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", NO_COLOR: "1", ...extra };
+}
+
+/** Where Deno keeps its cache when DENO_DIR is not set (as `deno info` reports it). */
+function defaultDenoDir(env: Record<string, string>): string {
+  const home = env.HOME ?? env.USERPROFILE ?? "";
+  if (Deno.build.os === "darwin") return `${home}/Library/Caches/deno`;
+  if (Deno.build.os === "windows") return `${env.LOCALAPPDATA ?? home}\\deno`;
+  return `${env.XDG_CACHE_HOME ?? `${home}/.cache`}/deno`;
 }
 
 /** Runs `deno task reasonix <args>` from `cwd` with `home` as REASONIX_HOME. */

@@ -9,6 +9,7 @@ import { describeCall } from "../../render_plain.ts";
 import { renderMarkdown, wrapLines } from "../markdown.ts";
 import type { Styles } from "../style.ts";
 import { diffLines, formatElapsed, resultPreview } from "../text_util.ts";
+import { type Cards, finishedCardLines } from "../subagent_cards.ts";
 import type { Item } from "../transcript.ts";
 import type { ToolCall } from "../../../providers/types.ts";
 import type { ToolResult } from "../../../tools/types.ts";
@@ -33,9 +34,13 @@ export function ToolCard(
     result: ToolResult;
     durationMs: number;
     permission?: string;
+    cards?: Cards;
   },
 ): ReactNode {
   const s = props.styles;
+  const cards = props.cards
+    ? finishedCardLines(props.cards, subagentStatuses(props.result), s)
+    : [];
   const diff = typeof props.result.meta?.diff === "string" ? props.result.meta.diff : undefined;
   const body = props.result.isError
     ? resultPreview(props.result, 6).map((line) => s.red(line))
@@ -57,8 +62,22 @@ export function ToolCard(
           {body.map((line, i) => <Text key={i} wrap="truncate-end">{line}</Text>)}
         </Box>
       </Box>
+      {cards.map((line, i) => <Text key={i} wrap="truncate-end">{line}</Text>)}
     </Box>
   );
+}
+
+/** Each subagent's status by session id, from the `task` result's `meta.subagents`. */
+function subagentStatuses(result: ToolResult): Map<string, string> {
+  const out = new Map<string, string>();
+  const runs = result.meta?.subagents;
+  if (!Array.isArray(runs)) return out;
+  for (const r of runs) {
+    if (r && typeof r.sessionId === "string" && typeof r.status === "string") {
+      out.set(r.sessionId, r.status);
+    }
+  }
+  return out;
 }
 
 function noticeMark(level: "info" | "warning" | "error", s: Styles): string {
@@ -142,6 +161,7 @@ export function ItemView(props: ItemProps & { item: Item }): ReactNode {
             result={item.result}
             durationMs={item.durationMs}
             permission={item.permission}
+            {...(item.cards ? { cards: item.cards } : {})}
             width={width}
             styles={s}
           />

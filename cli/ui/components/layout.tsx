@@ -14,6 +14,7 @@ import type { Styles } from "../style.ts";
 import { type LayoutBudget, layoutBudget, listRows } from "./budget.ts";
 import { Composer, composerTextRows } from "./composer.tsx";
 import { LiveTail } from "./live.tsx";
+import { cardIds } from "../subagent_cards.ts";
 import { OverlayView } from "./overlay_view.tsx";
 import { ActivityLine, StatusLine } from "./status_line.tsx";
 
@@ -92,6 +93,7 @@ export function Layout(props: LayoutProps): ReactNode {
                 hint={snap.hint}
                 tick={snap.tick}
                 now={snap.now}
+                cards={snap.live.tools.some((t) => cardIds(t).length > 0)}
                 width={width}
                 styles={styles}
               />

@@ -11,6 +11,7 @@ import { LiveMarkdown } from "../live_markdown.ts";
 import { wrapLines } from "../markdown.ts";
 import type { Styles } from "../style.ts";
 import { formatElapsed } from "../text_util.ts";
+import { CLOSED, liveCardLines } from "../subagent_cards.ts";
 import type { LiveState } from "../transcript.ts";
 import { toolHeader } from "./items.tsx";
 
@@ -69,15 +70,13 @@ export function LiveTail(props: LiveTailProps): ReactNode {
         s.dim(formatElapsed(props.now - tool.startedAt))
       }`,
     ];
-    if (tool.children?.length) {
-      // One line per subagent: its own latest activity and tokens, not the parent's.
-      for (const child of tool.children) {
-        const tokens = child.tokens >= 1000
-          ? `${(child.tokens / 1000).toFixed(1)}k`
-          : String(child.tokens);
-        lines.push(s.dim(`  ↳ ${child.id.slice(0, 8)} · ${child.activity} · ${tokens} tok`));
-      }
-    } else if (tool.progress) lines.push(s.dim(`  ⎿ ${tool.progress.split("\n")[0]}`));
+    // Within the tail's budget below the card's header, the queued prompts' lines kept, so the
+    // header stays on screen however many children or items the card lists.
+    const room = budget - 1 - 2 * props.queued.length;
+    const cards = liveCardLines(tool, live.open ?? CLOSED, room, s);
+    // The children's cards replace the progress line: each has its own activity and spend.
+    if (cards.length) lines.push(...cards);
+    else if (tool.progress) lines.push(s.dim(`  ⎿ ${tool.progress.split("\n")[0]}`));
     blocks.push(lines);
   }
   for (const q of props.queued) {

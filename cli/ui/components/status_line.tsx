@@ -30,12 +30,15 @@ export function ActivityLine(props: {
   now: number;
   width: number;
   styles: Styles;
+  /** Whether a running call shows subagent cards, which Ctrl-T opens. */
+  cards?: boolean;
 }): ReactNode {
   const s = props.styles;
   if (props.busy) {
     const frame = SPINNER[props.tick % SPINNER.length];
     const text = `${frame} ${props.busy.label}… ${formatElapsed(props.now - props.busy.startedAt)}`;
-    const hint = props.hint ?? "ctrl-c to cancel";
+    const hint = props.hint ??
+      (props.cards ? "ctrl-t cards · ctrl-c to cancel" : "ctrl-c to cancel");
     return (
       <Text wrap="truncate-end">
         {s.yellow(truncate(text, props.width))}

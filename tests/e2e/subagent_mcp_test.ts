@@ -1,0 +1,270 @@
+/**
+ * Subagents and a real MCP SDK server (`tests/mcp/fixtures/subagent_server.ts`) through the
+ * real host and the fake LLM server: a writer's MCP target refused before its server starts,
+ * a serial server shared by two children, and MCP writes keeping a reservation whole.
+ */
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { openHost } from "../../cli/host.ts";
+import type { AgentEvent } from "../../core/agent/events.ts";
+import { type FakeStep, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
+import { DENO_JSON } from "../mcp/servers.ts";
+import { makeHome, makeRepo } from "./support.ts";
+
+const SERVER = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "mcp",
+  "fixtures",
+  "subagent_server.ts",
+);
+
+/** A `[[mcp.servers]]` table for the fixture, with its record files in `dir`. */
+function serverToml(
+  name: string,
+  dir: string,
+  opts: { concurrency?: "serial" | "parallel"; require?: boolean } = {},
+): string {
+  const args = ["run", "-A", "--quiet", "--config", DENO_JSON, SERVER]
+    .map((a) => JSON.stringify(a)).join(", ");
+  const env = [
+    `FIXTURE_NAME = "${name}"`,
+    `FIXTURE_SPAWN_FILE = ${JSON.stringify(join(dir, "spawns"))}`,
+    `FIXTURE_LOG_FILE = ${JSON.stringify(join(dir, "log"))}`,
+    ...(opts.require ? [`FIXTURE_REQUIRE_FILE = ${JSON.stringify(join(dir, "ready"))}`] : []),
+  ].join(", ");
+  return `
+[[mcp.servers]]
+name = "${name}"
+command = ${JSON.stringify(Deno.execPath())}
+args = [${args}]
+env = { ${env} }
+sandbox = false
+${opts.concurrency ? `concurrency = "${opts.concurrency}"` : ""}
+`;
+}
+
+interface Msg {
+  role: string;
+  content: string | null;
+}
+
+const messages = (req: RecordedRequest): Msg[] => (req.body as { messages: Msg[] }).messages;
+const system = (req: RecordedRequest): string =>
+  messages(req).find((m) => m.role === "system")?.content ?? "";
+const firstUser = (req: RecordedRequest): string =>
+  messages(req).find((m) => m.role === "user")?.content ?? "";
+const toolResults = (req: RecordedRequest): number =>
+  messages(req).filter((m) => m.role === "tool").length;
+const lastTool = (req: RecordedRequest): string | undefined => {
+  const last = messages(req).at(-1);
+  return last?.role === "tool" ? last.content ?? "" : undefined;
+};
+const call = (name: string, args: unknown) => ({ name, arguments: JSON.stringify(args) });
+const isChild = (req: RecordedRequest) => /subagent/.test(system(req));
+
+function script(
+  parent: (req: RecordedRequest) => FakeStep,
+  children: Record<string, (req: RecordedRequest) => FakeStep>,
+) {
+  return (req: RecordedRequest): FakeStep => {
+    if (!isChild(req)) return parent(req);
+    const task = firstUser(req);
+    for (const [word, step] of Object.entries(children)) if (task.includes(word)) return step(req);
+    throw new Error(`no child script for: ${task.slice(0, 200)}`);
+  };
+}
+
+function delegateOnce(tasks: unknown[]) {
+  return (req: RecordedRequest): FakeStep =>
+    lastTool(req) !== undefined ? { text: "reported" } : { toolCalls: [call("task", { tasks })] };
+}
+
+async function open(fake: { url: string }, files: Record<string, string>, toml: string) {
+  const repo = await makeRepo(files);
+  const home = await makeHome(fake.url, toml);
+  const host = await openHost({
+    cwd: repo,
+    env: { REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", PATH: Deno.env.get("PATH") },
+    flags: { permissionMode: "auto" },
+    mcpReadyWaitMs: 15_000,
+  });
+  const agent = await host.createAgent({});
+  return {
+    repo,
+    async drain(text: string): Promise<AgentEvent[]> {
+      const events: AgentEvent[] = [];
+      for await (const e of agent.run({ text }, { signal: AbortSignal.timeout(30_000) })) {
+        events.push(e);
+      }
+      return events;
+    },
+    async close() {
+      await agent.close();
+      await host.close();
+      await Deno.remove(repo, { recursive: true });
+      await Deno.remove(home, { recursive: true });
+    },
+  };
+}
+
+const lines = async (path: string): Promise<string[]> =>
+  (await Deno.readTextFile(path).catch(() => "")).split("\n").filter(Boolean);
+
+Deno.test("a claimed writer's MCP writer is refused before its server starts again", async () => {
+  const dir = await Deno.makeTempDir();
+  let parentCalls = 0;
+  const fake = await startFakeLlm({
+    script: script(
+      (req) => {
+        // The parent delegates, then calls the same target itself: its call starts the server.
+        parentCalls++;
+        if (parentCalls === 1) {
+          return {
+            toolCalls: [call("task", {
+              tasks: [{ prompt: "claimed: note it", write_paths: ["src"] }],
+            })],
+          };
+        }
+        if (parentCalls === 2) {
+          return { toolCalls: [call("use_capability", { capability: "mcp:lz:write_note" })] };
+        }
+        return { text: `parent saw: ${lastTool(req)}` };
+      },
+      {
+        claimed: (req) =>
+          toolResults(req) === 0
+            ? { toolCalls: [call("use_capability", { capability: "mcp:lz:write_note" })] }
+            : { text: `child saw: ${lastTool(req)}` },
+      },
+    ),
+  });
+  const s = await open(fake, { "src/a.ts": "a\n" }, serverToml("lz", dir, { require: true }));
+  try {
+    assert.equal((await lines(join(dir, "spawns"))).length, 1, "the first start failed");
+    // From now on a fresh attempt would succeed.
+    await Deno.writeTextFile(join(dir, "ready"), "");
+    const events = await s.drain("note it");
+    const child = fake.requests.filter(isChild);
+    assert.match(lastTool(child[1])!, /Unknown capability "mcp:lz:write_note"/);
+    const taskEnd = events.findIndex((e) => e.type === "tool_end" && e.call.name === "task");
+    assert.ok(taskEnd >= 0);
+    // The parent's own call is the one that started the server, after the child had ended.
+    const spawns = await lines(join(dir, "spawns"));
+    assert.equal(spawns.length, 2, spawns.join(","));
+    const writes = (await lines(join(dir, "log"))).filter((l) => l.includes("write"));
+    assert.equal(writes.length, 1, "only the parent's call wrote");
+    const parentResult = events.find((e) =>
+      e.type === "tool_end" && e.call.name === "use_capability"
+    );
+    assert.ok(parentResult?.type === "tool_end" && /written/.test(parentResult.result.content));
+  } finally {
+    await s.close();
+    await fake.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** Two read-only children calling `slow_look` at once; the server's own record of the calls. */
+async function twoLookers(concurrency: "serial" | "parallel") {
+  const dir = await Deno.makeTempDir();
+  const look = (tag: string) => (req: RecordedRequest): FakeStep =>
+    toolResults(req) === 0
+      ? {
+        toolCalls: [call("use_capability", {
+          capability: "mcp:sv:slow_look",
+          arguments: { ms: 400, tag },
+        })],
+      }
+      : { text: `${tag}: ${lastTool(req)}` };
+  const fake = await startFakeLlm({
+    script: script(
+      delegateOnce([
+        { prompt: "left: look", read_only: true },
+        { prompt: "right: look", read_only: true },
+      ]),
+      { left: look("left"), right: look("right") },
+    ),
+  });
+  const s = await open(fake, {}, serverToml("sv", dir, { concurrency }));
+  try {
+    await s.drain("look twice");
+    const calls = (await lines(join(dir, "log"))).map((l) =>
+      JSON.parse(l) as { tag: string; start: number; end: number }
+    );
+    assert.deepEqual(calls.map((c) => c.tag).sort(), ["left", "right"]);
+    const [a, b] = calls;
+    return a.start < b.end && b.start < a.end;
+  } finally {
+    await s.close();
+    await fake.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("a serial MCP server shared by two children never runs two calls at once", async () => {
+  assert.equal(await twoLookers("serial"), false, "the calls overlapped");
+});
+
+Deno.test("the same server declared parallel runs the two children's calls at once", async () => {
+  assert.equal(await twoLookers("parallel"), true, "the calls did not overlap");
+});
+
+/** A claim-less writer whose first step is `first`, and a writer claiming `b` queued behind it. */
+async function wideThenClaimed(first: FakeStep) {
+  const dir = await Deno.makeTempDir();
+  const at: Record<string, number[]> = { wide: [], claimed: [] };
+  const wideSteps: FakeStep[] = [
+    first,
+    { toolCalls: [call("write_file", { path: "a.txt", content: "wide" })] },
+    { toolCalls: [call("read_file", { path: "a.txt" })], delayMs: 400 },
+    { text: "wide done" },
+  ];
+  const fake = await startFakeLlm({
+    script: script(
+      delegateOnce([
+        { prompt: "wide: change things" },
+        { prompt: "claimed: write b", write_paths: ["b"] },
+      ]),
+      {
+        wide: (req) => {
+          at.wide.push(Date.now());
+          return wideSteps[toolResults(req)];
+        },
+        claimed: (req) => {
+          at.claimed.push(Date.now());
+          return toolResults(req) === 0
+            ? { toolCalls: [call("write_file", { path: "b/x.txt", content: "b" })] }
+            : { text: "claimed done" };
+        },
+      },
+    ),
+  });
+  const s = await open(fake, { "a.txt": "a\n", "b/.keep": "" }, serverToml("sv", dir));
+  try {
+    await s.drain("change things");
+    assert.ok(at.wide[0] < at.claimed[0], "the claim-less writer started first");
+    return { overlapped: at.claimed[0] < at.wide.at(-1)!, log: await lines(join(dir, "log")) };
+  } finally {
+    await s.close();
+    await fake.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("an MCP write keeps a claim-less writer's reservation whole; a read-only MCP call does not", async () => {
+  const wrote = await wideThenClaimed({
+    toolCalls: [call("use_capability", { capability: "mcp:sv:write_note" })],
+  });
+  assert.equal(wrote.log.filter((l) => l.includes("write")).length, 1, "the MCP writer ran");
+  assert.equal(wrote.overlapped, false, "the claimed writer waited for the whole workspace");
+
+  const looked = await wideThenClaimed({
+    toolCalls: [call("use_capability", {
+      capability: "mcp:sv:slow_look",
+      arguments: { ms: 1, tag: "wide" },
+    })],
+  });
+  assert.equal(looked.overlapped, true, "a read-only call left the reservation narrowable");
+});
