@@ -9,12 +9,14 @@
 import { join } from "node:path";
 import { reasonixHome } from "../core/config/mod.ts";
 import { profileDirs, profileFromSkill } from "../core/subagent/profile.ts";
+import type { AgentEvent } from "../core/agent/events.ts";
 import type { SubagentResult } from "../core/subagent/runner.ts";
 import { SubagentRefusal } from "../core/subagent/runner.ts";
 import { ReasonixError } from "../errors.ts";
 import { stripControl } from "../plugins/mcp/text.ts";
 import { EXIT_CANCELLED, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { openHost } from "./host.ts";
+import { JsonSummaryWriter } from "./output/json_summary.ts";
 import type { PermissionFlags } from "./permission_flags.ts";
 import { syncWriter } from "./render_plain.ts";
 
@@ -87,7 +89,6 @@ export async function subagentRun(opts: {
   const controller = new AbortController();
   const onSigint = () => controller.abort(new DOMException("Cancelled by the user", "AbortError"));
   Deno.addSignalListener("SIGINT", onSigint);
-  const started = performance.now();
   try {
     const profile = await host.findProfile(opts.profile);
     if (!profile) {
@@ -105,6 +106,15 @@ export async function subagentRun(opts: {
       ephemeral: opts.mode === "try",
       parent: { depth: 0 },
     }, { signal: controller.signal });
+    // With --json, the child's events feed the same summary `run --json` prints; the child
+    // is this command's own agent, so its events count untagged.
+    let printed = "";
+    const summary = opts.json
+      ? new JsonSummaryWriter({
+        write: (text) => printed += text,
+        info: { sessionId: "", model: "", tools: [], cwd: Deno.cwd(), permissionMode: "" },
+      })
+      : undefined;
     let result: SubagentResult;
     while (true) {
       const step = await it.next();
@@ -112,30 +122,30 @@ export async function subagentRun(opts: {
         result = step.value;
         break;
       }
-      const event = step.value;
+      const { agent: _agent, agentId: _agentId, ...event } = step.value as AgentEvent & {
+        agent?: string;
+        agentId?: string;
+      };
+      summary?.event(event as AgentEvent);
       if (!opts.json && event.type === "tool_start") err(`● ${event.call.name}\n`);
     }
-    if (opts.json) {
-      const u = result.usage;
-      console.log(JSON.stringify({
+    if (summary) {
+      summary.event({
+        type: "done",
         status: result.status,
-        result: result.text,
+        text: result.text,
+        turns: result.turns,
+        toolCalls: result.receipts.toolCalls ?? 0,
+        usage: result.usage,
+        ...(result.error ? { error: result.error } : {}),
+      });
+      console.log(JSON.stringify({
+        ...JSON.parse(printed),
         model: result.capsule.model,
         session_id: result.sessionId,
-        turns: result.turns,
-        tokens: {
-          prompt: u.promptTokens,
-          completion: u.completionTokens,
-          cache_hit: u.cacheHitTokens,
-          cache_miss: u.cacheMissTokens,
-        },
-        cost: u.cost ?? null,
-        currency: u.currency ?? null,
-        duration_ms: Math.round(performance.now() - started),
         capsule_hash: result.capsuleHash,
         written: result.receipts.written,
         write_scope_violations: result.receipts.refused.length,
-        ...(result.error ? { error: result.error } : {}),
       }));
     } else {
       console.log(result.text);

@@ -37,6 +37,7 @@ const one = z.object({
   id: z.string().optional(),
   depends_on: z.array(z.string()).optional(),
   continue_from: z.string().optional(),
+  fork_from: z.string().optional(),
 });
 
 const input = z.object({
@@ -225,6 +226,7 @@ async function runOne(
     model: task.model,
     effort: task.effort,
     continueFrom: task.continue_from,
+    forkFrom: task.fork_from,
     ephemeral: opts.ephemeral,
     parent: { sessionId: opts.parent.sessionId(), depth: opts.parent.depth },
   };
@@ -292,7 +294,7 @@ function render(o: FleetItemOutcome<Outcome>, id: string | undefined): string {
   const out = o.result!;
   if (out.refusal) return `${head}Not started: ${out.refusal}.`;
   const r = out.result!;
-  // The session id is what `continue_from` takes to resume this child.
+  // The session id is what `continue_from` and `fork_from` take.
   const lines = [
     `${head}<subagent session="${r.sessionId}" status="${r.status}" turns="${r.turns}">`,
   ];

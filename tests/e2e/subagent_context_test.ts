@@ -250,15 +250,20 @@ Deno.test("plan mode and the reply language reach a child as run options; in pla
 Deno.test("continue_from appends to a child's transcript; fork_from copies it into a new session", async () => {
   let target = "";
   let twice = false;
+  let viaTool = false;
   const fake = await startFakeLlm({
     script: script(
       (req) =>
         lastTool(req) !== undefined ? { text: "reported" } : {
           toolCalls: [call("task", {
-            tasks: !target ? [{ prompt: "first: the word is ZEBRA", read_only: true }] : Array.from(
-              { length: twice ? 2 : 1 },
-              () => ({ prompt: "again: which word?", read_only: true, continue_from: target }),
-            ),
+            tasks: !target
+              ? [{ prompt: "first: the word is ZEBRA", read_only: true }]
+              : viaTool
+              ? [{ prompt: "branch: which word?", read_only: true, fork_from: target }]
+              : Array.from(
+                { length: twice ? 2 : 1 },
+                () => ({ prompt: "again: which word?", read_only: true, continue_from: target }),
+              ),
           })],
         },
       {
@@ -309,6 +314,17 @@ Deno.test("continue_from appends to a child's transcript; fork_from copies it in
     );
     assert.match(copy.split("\n")[0], new RegExp(forked.sessionId));
     assert.match(copy, /ZEBRA/);
+
+    // The model forks through the `task` tool's own fork_from.
+    viaTool = true;
+    const [toolFork] = runs(await s.drain("fork it"));
+    assert.notEqual(toolFork.sessionId, first.sessionId);
+    assert.equal(await lines(), continued, "the original transcript is still untouched");
+    assert.deepEqual((await capsuleOf(s.host, toolFork.sessionId)).continued, {
+      mode: "fork",
+      from: first.sessionId,
+    });
+    viaTool = false;
 
     // Two runs cannot append to one transcript at once: the second is refused, not interleaved.
     twice = true;

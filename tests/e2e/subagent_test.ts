@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openHost } from "../../cli/host.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
+import { emptyTotals } from "../../core/agent/cost.ts";
+import { summarize } from "../../cli/output/json_summary.ts";
 import { type FakeStep, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo, runReasonix } from "./support.ts";
 import { startUiSession } from "../support/ui_session.ts";
@@ -375,6 +377,23 @@ Deno.test("reasonix subagent list, try (read-only) and run, through the one runn
     const out = JSON.parse(tried.stdout);
     assert.equal(out.result, "reviewed");
     assert.match(out.capsule_hash, /^[0-9a-f]{16}$/);
+    // The same fields as `reasonix run --json`, plus the capsule hash.
+    const runFields = Object.keys(summarize({
+      done: {
+        type: "done",
+        status: "completed",
+        text: "",
+        turns: 0,
+        toolCalls: 0,
+        usage: emptyTotals(),
+      },
+      info: { model: "", sessionId: "" },
+      durationMs: 0,
+      permissions: [],
+    }));
+    for (const field of runFields) assert.ok(field in out, `subagent try --json lacks ${field}`);
+    assert.equal(out.tool_calls, 1);
+    assert.equal(out.session_id.length > 0, true);
     // Read-only: the profile's writer was never offered, so nothing was written.
     await assert.rejects(() => Deno.stat(join(repo, "review.md")));
     assert.match(lastTool(fake.requests[1])!, /write_file/);
@@ -382,11 +401,17 @@ Deno.test("reasonix subagent list, try (read-only) and run, through the one runn
     assert.equal(out.turns, 2);
 
     const ran = await runReasonix(
-      ["subagent", "run", "reviewer", "--permission-mode", "auto", "review a.ts"],
+      ["subagent", "run", "reviewer", "--permission-mode", "auto", "--json", "review a.ts"],
       { cwd: repo, home },
     );
     assert.equal(ran.code, 0, ran.stderr);
-    assert.equal(ran.stdout.trim(), "reviewed");
+    const ranOut = JSON.parse(ran.stdout);
+    assert.equal(ranOut.result, "reviewed");
+    // The child's own permission decisions are the run's.
+    assert.deepEqual(
+      ranOut.permissions.map((p: { tool: string }) => p.tool),
+      ["write_file"],
+    );
     assert.equal(await Deno.readTextFile(join(repo, "review.md")), "x");
 
     const missing = await runReasonix(["subagent", "try", "nobody", "x"], { cwd: repo, home });
