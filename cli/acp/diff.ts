@@ -8,16 +8,12 @@
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
 import { applyPatch, parsePatch, reversePatch } from "diff";
 import type { ToolCall } from "../../providers/types.ts";
-import {
-  applyEdit,
-  decodeText,
-  detectLineEnding,
-  type TextEdit,
-} from "../../tools/builtin/text_edit.ts";
+import { applyEdit, decodeText, detectLineEnding } from "../../tools/builtin/text_edit.ts";
 import { MAX_TEXT_FILE_BYTES } from "../../tools/fs/mod.ts";
 import { resolveToolPath } from "../../tools/paths.ts";
 import { isNotFound } from "../../tools/workspace/errors.ts";
 import type { Workspace } from "../../tools/workspace/types.ts";
+import { editsOf } from "../ui/approval_preview.ts";
 import { callArguments } from "./updates.ts";
 
 /** Where the file is read. */
@@ -26,23 +22,6 @@ export interface DiffContext {
   /** Canonical workspace root: relative paths resolve against it. */
   root: string;
   signal: AbortSignal;
-}
-
-function editsOf(name: string, args: Record<string, unknown>): TextEdit[] | undefined {
-  const one = (e: unknown): TextEdit | undefined => {
-    const o = e as Record<string, unknown> | null;
-    if (!o || typeof o.old_string !== "string" || typeof o.new_string !== "string") return;
-    return { old_string: o.old_string, new_string: o.new_string, replace_all: !!o.replace_all };
-  };
-  if (name === "edit_file") {
-    const e = one(args);
-    return e ? [e] : undefined;
-  }
-  if (name === "multi_edit" && Array.isArray(args.edits)) {
-    const edits = args.edits.map(one);
-    return edits.every((e) => e !== undefined) ? edits as TextEdit[] : undefined;
-  }
-  return undefined;
 }
 
 /** The file's text now; `null` when it does not exist; undefined when it cannot be shown. */

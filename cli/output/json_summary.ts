@@ -14,11 +14,18 @@ import { addUsage, cacheHitRatio, emptyTotals } from "../../core/agent/cost.ts";
 import type { CacheBreak, CacheBreakCause } from "../../core/context/cache_meter.ts";
 import type { GoalRecord } from "../../core/store/records.ts";
 import type { RefusalLedger, RefusedEntry } from "./refusals.ts";
-import { DelegationTally, emptyCounters } from "../../core/subagent/counters.ts";
+import {
+  type DelegationCounters,
+  DelegationTally,
+  emptyCounters,
+} from "../../core/subagent/counters.ts";
 import type { RunInfo } from "./run_info.ts";
 
-/** The JSON summary printed by `--output-format json`. */
-export interface RunSummary {
+/**
+ * The JSON summary printed by `--output-format json`, with the delegation counters (spec §3.17)
+ * of {@linkcode DelegationCounters}.
+ */
+export interface RunSummary extends DelegationCounters {
   status: RunStatus;
   result: string;
   model: string;
@@ -49,26 +56,6 @@ export interface RunSummary {
   plan?: { id: string; status: string; title: string };
   /** Usage per session when the planner ran: planner and executor apart (`tokens` is the sum). */
   sessions?: Record<string, SessionUsage>;
-  /** Subagents the run started (`task`, at any depth), and their usage (included in `tokens`). */
-  subagent_runs: number;
-  /** Writes of subagents refused or landed outside their `write_paths`. */
-  write_scope_violations: number;
-  /** Of `subagent_runs`, those a child started. */
-  subagent_nested_runs: number;
-  /** The subagents' tool calls (included in `tool_calls`). */
-  subagent_tool_calls: number;
-  /** Files subagents wrote, one per child and file. */
-  subagent_mutations: number;
-  /** Files more than one subagent wrote. */
-  duplicate_work_paths: number;
-  /** Writing subagents that ended with `complete_subtask`. */
-  completion_reports: number;
-  /** Writing subagents that ended with prose only. */
-  completions_prose_only: number;
-  /** Reports that claimed `complete` and the host did not let stand. */
-  false_completions: number;
-  /** Acceptance criteria the host downgraded to `unsatisfied`. */
-  criterion_downgrades: number;
   /** The subagents' share of `tokens`, when any ran. */
   subagents?: SessionUsage;
 }

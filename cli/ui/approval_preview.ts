@@ -56,7 +56,8 @@ function argumentsOf(call: ToolCall): Record<string, unknown> | undefined {
   }
 }
 
-function editsOf(name: string, args: Record<string, unknown>): TextEdit[] | undefined {
+/** The text edits an `edit_file` or `multi_edit` call asks for; undefined for other calls. */
+export function editsOf(name: string, args: Record<string, unknown>): TextEdit[] | undefined {
   const one = (e: unknown): TextEdit | undefined => {
     const o = e as Record<string, unknown> | null;
     if (!o || typeof o.old_string !== "string" || typeof o.new_string !== "string") return;
