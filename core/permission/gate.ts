@@ -445,8 +445,12 @@ export class PermissionGate implements ToolGate {
     }
     if (verdict.kind === "edit" && call.writes.length) {
       const dirs = [...new Set(call.writes.map((w) => dirname(w)))];
+      const shown = dirs.map((d) => shownPath(d, root));
       return {
-        label: `edits under ${dirs.map((d) => shownPath(d, root)).join(", ")}`,
+        // "edits under ." reads like a typo; the root is said in words.
+        label: shown.length === 1 && shown[0] === "."
+          ? "edits anywhere in the workspace"
+          : `edits under ${shown.join(", ")}`,
         grant: () => dirs.forEach((d) => this.#dirs.add(d)),
       };
     }

@@ -349,7 +349,7 @@ Deno.test("a control-file approval covers one call: no session grant extends to 
   try {
     // An edit grant for the workspace root does not cover the control files in it.
     assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["README.md"] })).allow, true);
-    assert.equal(broker.asked[0].sessionScope, "edits under .");
+    assert.equal(broker.asked[0].sessionScope, "edits anywhere in the workspace");
     assert.equal((await s.check(EDIT, { rule: "Edit", writes: ["notes.md"] })).allow, true);
     assert.equal(broker.asked.length, 1);
     const first = await s.check(EDIT, { rule: "Edit", writes: ["reasonix.toml"] });
