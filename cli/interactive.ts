@@ -63,7 +63,11 @@ export async function interactive(opts: InteractiveOptions): Promise<number> {
   }
   try {
     const loaded = await loadCustomCommands(
-      commandSources({ workspaceRoot: backend.info().workspaceRoot, home }),
+      commandSources({
+        workspaceRoot: backend.info().workspaceRoot,
+        home,
+        workspace: host.workspace,
+      }),
       { reserved: BUILTIN_NAMES },
     );
     await runChatApp({

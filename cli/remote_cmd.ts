@@ -181,6 +181,30 @@ export function remoteWorkspace(
         say(`reasonix: remote workspace ${remote.url}\n`);
         for (const line of describeProbe(remote.probe)) say(`reasonix:   ${line}\n`);
       }
+      for (const spec of req.forwards ?? []) {
+        let forward;
+        try {
+          forward = forwardLocal(remote.workspace.connection, {
+            remotePort: spec.remotePort,
+            ...(spec.localPort ? { localPort: spec.localPort } : {}),
+          });
+        } catch (error) {
+          for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+          await remote.close();
+          throw new ConfigError({
+            problem: `--forward ${spec.remotePort}: cannot listen on 127.0.0.1:` +
+              `${spec.localPort ?? 0} here: ${(error as Error).message}`,
+            fix: "pick another local port: --forward <remote-port>:<local-port>",
+            cause: error,
+          });
+        }
+        cleanups.push(() => forward.close());
+        // The URL a person opens: on stderr, so `run --json` output stays one document.
+        say(
+          `reasonix: forwarding http://127.0.0.1:${forward.port}/ -> 127.0.0.1:` +
+            `${spec.remotePort} on the remote host (${remote.url})\n`,
+        );
+      }
       return {
         workspace: remote.workspace,
         root: remote.root,

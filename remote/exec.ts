@@ -52,7 +52,8 @@ export function wrapCommand(argv: readonly string[], opts: SpawnOptions): string
     opts.clearEnv ? "env -i" : `env ${SSHD_MARKERS.map((k) => `-u ${k}`).join(" ")}`,
     ...env.map(shellQuote),
   ].join(" ");
-  const stdin = opts.stdin === "piped" ? "0<&3 3<&-" : "0</dev/null 3<&-";
+  // On a pty the terminal is the program's stdin, as `tty` and isatty(0) expect.
+  const stdin = opts.stdin === "piped" || opts.pty ? "0<&3 3<&-" : "0</dev/null 3<&-";
   const script = [
     `cd -- ${shellQuote(opts.cwd)} 2>/dev/null || { echo "REASONIX-NOCWD"; exit 126; }`,
     // The program is a background job, stdin kept on fd 3 (non-interactive sh gives a
@@ -74,7 +75,11 @@ class Pipe {
   #controller!: ReadableStreamDefaultController<Uint8Array<ArrayBuffer>>;
   #open = true;
   constructor() {
-    this.stream = new ReadableStream({ start: (c) => void (this.#controller = c) });
+    this.stream = new ReadableStream({
+      start: (c) => void (this.#controller = c),
+      // A reader that cancelled wants no more: later output is dropped, not an error.
+      cancel: () => void (this.#open = false),
+    });
   }
   push(data: Uint8Array): void {
     if (this.#open) this.#controller.enqueue(new Uint8Array(data) as Uint8Array<ArrayBuffer>);
@@ -143,7 +148,10 @@ export async function spawnRemote(
 ): Promise<WorkspaceProcess> {
   opts.signal?.throwIfAborted();
   if (argv[0] === undefined) throw new TypeError("spawn needs a program");
-  const channel: ClientChannel = await connection.exec(wrapCommand(argv, opts));
+  const channel: ClientChannel = await connection.exec(
+    wrapCommand(argv, opts),
+    opts.pty ? { pty: true } : {},
+  );
   const stdout = new Pipe();
   const stderr = new Pipe();
   let exit: { code: number | null; signal?: string } | undefined;
@@ -163,7 +171,8 @@ export async function spawnRemote(
     head += Buffer.from(data).toString("latin1");
     const nl = head.indexOf("\n");
     if (nl < 0) return;
-    const line = head.slice(0, nl);
+    // A pty ends lines with CR LF.
+    const line = head.slice(0, nl).replace(/\r$/, "");
     const rest = Buffer.from(head.slice(nl + 1), "latin1");
     started = true;
     if (line === "REASONIX-NOCWD") {

@@ -349,7 +349,11 @@ export class AcpServer {
       });
       for (const warning of agent.warnings) this.#opts.log(`warning: ${warning}`);
       const loaded = await loadCustomCommands(
-        commandSources({ workspaceRoot: host.workspaceRoot, home: host.home }),
+        commandSources({
+          workspaceRoot: host.workspaceRoot,
+          home: host.home,
+          workspace: host.workspace,
+        }),
         { reserved: new Set(BUILTIN_COMMANDS.map((c) => c.name)) },
       );
       for (const notice of loaded.notices) this.#opts.log(`warning: ${notice}`);

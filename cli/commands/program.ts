@@ -18,7 +18,7 @@ import { action, type CliContext, unknownCommand } from "./execute.ts";
 import { defineMcp } from "./mcp.ts";
 import { addOptions, addPermissionOptions } from "./options.ts";
 import { defineRun } from "./run.ts";
-import { CWD_OPTION, REMOTE_OPTIONS } from "./run_spec.ts";
+import { CWD_OPTION, parseForwards, REMOTE_OPTIONS } from "./run_spec.ts";
 import { defineServe } from "./serve.ts";
 import { defineSessions } from "./sessions.ts";
 import { defineSubagent } from "./subagent.ts";
@@ -39,6 +39,7 @@ const INTERACTIVE_KEYS = [
   "trustProject",
   "remote",
   "acceptNewHostKey",
+  "forward",
 ] as const;
 
 const FOOTER = `
@@ -144,6 +145,11 @@ export function buildProgram(ctx: CliContext): Command {
       );
       unknownCommand(program);
     }
+    const forwards = parseForwards(options as { forward?: string[]; remote?: unknown });
+    if (typeof forwards === "string") {
+      ctx.io.err(`reasonix: ${forwards}`);
+      return EXIT_USAGE;
+    }
     enterCwd();
     if (!Deno.stdin.isTerminal() || !Deno.stdout.isTerminal()) {
       ctx.io.err(program.helpInformation());
@@ -162,7 +168,11 @@ export function buildProgram(ctx: CliContext): Command {
       resume: options.continue ? "latest" : options.resume as string | undefined,
       ...(typeof options.remote === "string"
         ? {
-          remote: { target: options.remote, acceptNewHostKey: options.acceptNewHostKey === true },
+          remote: {
+            target: options.remote,
+            acceptNewHostKey: options.acceptNewHostKey === true,
+            ...(forwards.length ? { forwards } : {}),
+          },
         }
         : {}),
       permissions: permissionFlags(options),

@@ -8,7 +8,7 @@
 import { INPUT_FORMATS, OUTPUT_FORMATS, resolveFormats } from "../output/format.ts";
 import { permissionFlags } from "../permission_flags.ts";
 import type { OptionSpec } from "./option_spec.ts";
-import type { RunOptions } from "./types.ts";
+import type { ForwardSpec, RunOptions } from "./types.ts";
 
 /** `--plan` values. */
 export const PLAN_ROUTES: readonly ("first" | "approve" | "only")[] = ["first", "approve", "only"];
@@ -24,7 +24,38 @@ export const REMOTE_OPTIONS: readonly OptionSpec[] = [
     flags: "--accept-new-host-key",
     description: "with --remote, trust a host key known_hosts does not list yet (added to it)",
   },
+  {
+    flags: "--forward <port>",
+    description: "with --remote, forward <remote-port>[:<local-port>] of the remote host's " +
+      "127.0.0.1 to this machine for the session (prints the local URL); repeatable",
+    repeatable: true,
+  },
 ];
+
+/** Reads a `--forward` value, or a usage message. */
+export function parseForward(text: string): ForwardSpec | string {
+  const m = /^(\d{1,5})(?::(\d{1,5}))?$/.exec(text);
+  const ports = m ? [Number(m[1]), ...(m[2] === undefined ? [] : [Number(m[2])])] : [];
+  if (!m || ports.some((p) => p < 1 || p > 65535)) {
+    return `--forward ${text}: expected <remote-port>[:<local-port>], ports 1-65535`;
+  }
+  return { remotePort: ports[0], ...(ports[1] !== undefined ? { localPort: ports[1] } : {}) };
+}
+
+/** The `--forward` values, or a usage message; they need `--remote`. */
+export function parseForwards(
+  raw: { forward?: string[]; remote?: unknown },
+): ForwardSpec[] | string {
+  const values = raw.forward ?? [];
+  if (values.length && raw.remote === undefined) return "--forward needs --remote";
+  const out: ForwardSpec[] = [];
+  for (const value of values) {
+    const spec = parseForward(value);
+    if (typeof spec === "string") return spec;
+    out.push(spec);
+  }
+  return out;
+}
 
 /** The name of the headless command. */
 export const RUN_COMMAND = "run";
@@ -164,6 +195,7 @@ export interface RawRunOptions {
   ablate?: string;
   remote?: string;
   acceptNewHostKey?: boolean;
+  forward?: string[];
   [permission: string]: unknown;
 }
 
@@ -234,6 +266,8 @@ export async function checkRunOptions(
   if (raw.acceptNewHostKey && raw.remote === undefined) {
     return { usage: "--accept-new-host-key needs --remote" };
   }
+  const forwards = parseForwards(raw);
+  if (typeof forwards === "string") return { usage: forwards };
   const formats = resolveFormats({
     outputFormat: raw.outputFormat,
     inputFormat: raw.inputFormat,
@@ -272,7 +306,13 @@ export async function checkRunOptions(
     ...(raw.approvePlan ? { approvePlan: true } : {}),
     ...(ablate.length ? { ablate } : {}),
     ...(raw.remote !== undefined
-      ? { remote: { target: raw.remote, acceptNewHostKey: raw.acceptNewHostKey === true } }
+      ? {
+        remote: {
+          target: raw.remote,
+          acceptNewHostKey: raw.acceptNewHostKey === true,
+          ...(forwards.length ? { forwards } : {}),
+        },
+      }
       : {}),
     permissions: permissionFlags(raw),
   };

@@ -46,7 +46,7 @@ export interface RunOptions {
   /** `--ablate`: parts of the harness taken away for an experiment arm (docs/SUBAGENTS.md). */
   ablate?: ("subagent")[];
   /** `--remote` (and `--accept-new-host-key`): run the tools on that host over SSH. */
-  remote?: { target: string; acceptNewHostKey: boolean };
+  remote?: { target: string; acceptNewHostKey: boolean; forwards?: ForwardSpec[] };
   permissions: PermissionFlags;
 }
 
@@ -57,7 +57,7 @@ export interface InteractiveOptions {
   /** `"latest"` for `-c`, the id (or prefix) for `-r`. */
   resume?: string;
   /** `--remote` (and `--accept-new-host-key`). */
-  remote?: { target: string; acceptNewHostKey: boolean };
+  remote?: { target: string; acceptNewHostKey: boolean; forwards?: ForwardSpec[] };
   permissions: PermissionFlags;
 }
 
@@ -91,6 +91,14 @@ export type TrustRequest =
 /** A shell `reasonix completions` prints a script for. */
 export type Shell = "bash" | "zsh" | "fish";
 
+/** A `--forward` value: `<remote-port>[:<local-port>]`. */
+export interface ForwardSpec {
+  /** The port on the remote host's 127.0.0.1. */
+  remotePort: number;
+  /** The port on this machine's 127.0.0.1; absent: a free one. */
+  localPort?: number;
+}
+
 /** What `--remote` and `--accept-new-host-key` asked for (`cli/remote_cmd.ts`). */
 export interface RemoteRequest {
   /** `user@host[:port]:/path` or a `[remote]` target name. */
@@ -99,6 +107,8 @@ export interface RemoteRequest {
   acceptNewHostKey?: boolean;
   /** A person is at the terminal to answer questions. */
   interactive: boolean;
+  /** `--forward`: remote ports to open on this machine for the session. */
+  forwards?: readonly ForwardSpec[];
 }
 
 /** What `--remote` gives the host (`cli/remote_cmd.ts`). */

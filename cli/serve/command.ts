@@ -60,7 +60,11 @@ export async function startServe(
   let server: Deno.HttpServer<Deno.NetAddr> | undefined;
   try {
     const loaded = await loadCustomCommands(
-      commandSources({ workspaceRoot: host.workspaceRoot, home: host.home }),
+      commandSources({
+        workspaceRoot: host.workspaceRoot,
+        home: host.home,
+        workspace: host.workspace,
+      }),
       { reserved: BUILTIN_NAMES },
     );
     const app = new ServeApp({ backend, broker, settings, token, commands: loaded.commands, mcp });

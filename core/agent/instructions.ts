@@ -6,6 +6,8 @@
  * @module
  */
 import { join } from "node:path";
+import { localWorkspace } from "../../tools/workspace/local.ts";
+import type { Workspace } from "../../tools/workspace/types.ts";
 
 /** Files read from the workspace root, in this order. */
 export const INSTRUCTION_FILES: readonly string[] = ["REASONIX.md", "AGENTS.md", "CLAUDE.md"];
@@ -18,16 +20,22 @@ export interface InstructionFile {
   text: string;
 }
 
-/** Reads the instruction files that exist (not following a symlink out of the workspace). */
-export async function readInstructionFiles(root: string): Promise<InstructionFile[]> {
+/**
+ * Reads the instruction files that exist (not following a symlink out of the workspace), from
+ * `workspace`: the machine the tools work on, which for a remote session is not this one.
+ */
+export async function readInstructionFiles(
+  root: string,
+  workspace: Workspace = localWorkspace(),
+): Promise<InstructionFile[]> {
   const out: InstructionFile[] = [];
   for (const name of INSTRUCTION_FILES) {
     const path = join(root, name);
     try {
-      const real = await Deno.realPath(path);
-      const realRoot = await Deno.realPath(root);
+      const real = await workspace.realPath(path);
+      const realRoot = await workspace.realPath(root);
       if (!real.startsWith(realRoot + "/") && real !== realRoot) continue;
-      let text = await Deno.readTextFile(real);
+      let text = new TextDecoder().decode(await workspace.readFile(real));
       if (text.length > INSTRUCTION_MAX_CHARS) {
         text = `${
           text.slice(0, INSTRUCTION_MAX_CHARS)

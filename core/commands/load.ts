@@ -8,6 +8,9 @@
 import { join } from "node:path";
 import { parseFrontmatter } from "./frontmatter.ts";
 import type { CommandSource, CustomCommand, LoadedCommands } from "./types.ts";
+import { fsErrorCode } from "../../tools/workspace/errors.ts";
+import { localWorkspace } from "../../tools/workspace/local.ts";
+import type { Workspace } from "../../tools/workspace/types.ts";
 
 /** Command files larger than this are skipped: a prompt template is never that big. */
 export const MAX_COMMAND_FILE_BYTES = 256 * 1024;
@@ -15,11 +18,20 @@ export const MAX_COMMAND_FILE_BYTES = 256 * 1024;
 /** Valid command names: what can be typed after `/` without quoting. */
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
-/** The standard places to look, lowest precedence first. */
-export function commandSources(opts: { workspaceRoot: string; home: string }): CommandSource[] {
+/**
+ * The standard places to look, lowest precedence first. The project's are read through
+ * `workspace` (the host's: another machine's in a remote session), the user's on this machine.
+ */
+export function commandSources(
+  opts: { workspaceRoot: string; home: string; workspace?: Workspace },
+): CommandSource[] {
   return [
     { dir: join(opts.home, "commands"), scope: "user" },
-    { dir: join(opts.workspaceRoot, ".reasonix", "commands"), scope: "project" },
+    {
+      dir: join(opts.workspaceRoot, ".reasonix", "commands"),
+      scope: "project",
+      ...(opts.workspace ? { workspace: opts.workspace } : {}),
+    },
   ];
 }
 
@@ -29,25 +41,26 @@ function firstLine(text: string): string {
   return plain.length > 80 ? `${plain.slice(0, 79)}…` : plain;
 }
 
-async function listMarkdown(dir: string): Promise<string[]> {
+async function listMarkdown(fs: Workspace, dir: string): Promise<string[]> {
   const names: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
+  for await (const entry of fs.readDir(dir)) {
     if (entry.name.endsWith(".md") && (entry.isFile || entry.isSymlink)) names.push(entry.name);
   }
   return names.sort();
 }
 
 async function loadOne(
+  fs: Workspace,
   path: string,
   name: string,
   scope: CustomCommand["scope"],
 ): Promise<CustomCommand> {
-  const stat = await Deno.stat(path);
+  const stat = await fs.stat(path);
   if (!stat.isFile) throw new Error("not a regular file");
   if (stat.size > MAX_COMMAND_FILE_BYTES) {
     throw new Error(`larger than ${MAX_COMMAND_FILE_BYTES / 1024} KiB`);
   }
-  const bytes = await Deno.readFile(path);
+  const bytes = await fs.readFile(path);
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -81,11 +94,13 @@ export async function loadCustomCommands(
   const byName = new Map<string, CustomCommand>();
   const notices: string[] = [];
   for (const source of sources) {
+    const fs = source.workspace ?? localWorkspace();
     let files: string[];
     try {
-      files = await listMarkdown(source.dir);
+      files = await listMarkdown(fs, source.dir);
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) {
+      const code = fsErrorCode(error);
+      if (code !== "ENOENT" && code !== "ENOTDIR") {
         notices.push(`cannot read commands in ${source.dir}: ${(error as Error).message}`);
       }
       continue;
@@ -105,7 +120,7 @@ export async function loadCustomCommands(
         continue;
       }
       try {
-        byName.set(name, await loadOne(path, name, source.scope));
+        byName.set(name, await loadOne(fs, path, name, source.scope));
       } catch (error) {
         notices.push(`skipped command ${path}: ${(error as Error)?.message ?? error}`);
       }

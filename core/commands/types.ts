@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { Workspace } from "../../tools/workspace/types.ts";
 
 /** Where a custom command was found. Project commands override user commands of the same name. */
 export type CommandScope = "project" | "user";
@@ -28,6 +29,8 @@ export interface CustomCommand {
 export interface CommandSource {
   dir: string;
   scope: CommandScope;
+  /** The machine `dir` is on (a remote session's project commands); default this one. */
+  workspace?: Workspace;
 }
 
 /** What loading produced: usable commands, and one notice per file that was skipped. */

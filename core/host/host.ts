@@ -49,6 +49,7 @@ import {
   needsReadOnlyCapabilities,
   onlyReadOnly,
   type Profile,
+  type ProfileDirs,
   type ProfileExecSpec,
   type SubagentResult,
   SubagentRunner,
@@ -671,7 +672,7 @@ export class Host<M extends HostMcp = HostMcp> {
       ? [taskTool({
         runner: subagents,
         parent: { sessionId: () => live.session?.id, depth },
-        profile: (name) => findProfile(name, { root: p.workspaceRoot, home: p.home }),
+        profile: (name) => findProfile(name, this.#profileDirs()),
         ephemeral: spec.transcript === "ephemeral",
         fleetDir: () => sessionPath && `${sessionPath.replace(/\.jsonl$/, "")}.fleet`,
       })]
@@ -750,6 +751,7 @@ export class Host<M extends HostMcp = HostMcp> {
     const approvals = spec.approvals === "stream" ? new StreamApprovals() : undefined;
     const turns = new TurnBuilder({
       workspaceRoot: p.workspaceRoot,
+      workspace: p.toolContext.workspace,
       platform: p.platform,
       isGitRepo: p.isGitRepo,
       now: p.now,
@@ -837,9 +839,14 @@ export class Host<M extends HostMcp = HostMcp> {
     return listProfiles(this.#profileDirs());
   }
 
-  #profileDirs(): { root: string; home: string; userHome?: string } {
+  #profileDirs(): ProfileDirs {
     const p = this.#parts;
-    return { root: p.workspaceRoot, home: p.home, ...(p.userHome ? { userHome: p.userHome } : {}) };
+    return {
+      root: p.workspaceRoot,
+      workspace: p.toolContext.workspace,
+      home: p.home,
+      ...(p.userHome ? { userHome: p.userHome } : {}),
+    };
   }
 
   /** The session's subagent runner: one scheduler for every agent of the host. */

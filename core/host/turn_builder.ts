@@ -24,11 +24,15 @@ import {
 import type { ImageTurns } from "../vision/mod.ts";
 import { workspaceContext } from "../subagent/prompts.ts";
 import type { ReadGuard } from "../../tools/types.ts";
+import { localWorkspace } from "../../tools/workspace/local.ts";
+import type { Workspace } from "../../tools/workspace/types.ts";
 
 /** What {@linkcode TurnBuilder} reads from. */
 export interface TurnBuilderOptions {
   /** Canonical workspace root: instruction files and `@` paths are read here. */
   workspaceRoot: string;
+  /** Where `workspaceRoot` is (instruction files are read through it); default this machine. */
+  workspace?: Workspace;
   /** e.g. `linux x86_64`. */
   platform: string;
   isGitRepo: boolean;
@@ -118,7 +122,10 @@ export class TurnBuilder implements TurnSource {
     const events: AgentEvent[] = [];
     let text = input.text;
     let images = [...input.images ?? []];
-    if ((o.references ?? true) && text.includes("@")) {
+    // `@` references read this machine's disk; on another machine's workspace they would read
+    // the wrong files, so there they stay plain text.
+    const here = o.workspace === undefined || o.workspace === localWorkspace();
+    if ((o.references ?? true) && here && text.includes("@")) {
       const resolved = await resolveReferences(text, {
         root: o.workspaceRoot,
         signal: opts.signal,
@@ -138,7 +145,7 @@ export class TurnBuilder implements TurnSource {
     // Checked against what the model sees, so a checkpoint that replaced them re-sends them.
     const view = o.context ? o.context.view(session.messages) : session.messages;
     const parts = [
-      ...instructionBlocks(await readInstructionFiles(o.workspaceRoot), view),
+      ...instructionBlocks(await readInstructionFiles(o.workspaceRoot, o.workspace), view),
       decorateUserTurn(text, view, this.environment()),
       ...input.blocks ?? [],
     ];

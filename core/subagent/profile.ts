@@ -11,6 +11,45 @@
 import { join } from "node:path";
 import { parseFrontmatter } from "../commands/frontmatter.ts";
 import type { Profile } from "./runner.ts";
+import { localWorkspace } from "../../tools/workspace/local.ts";
+import type { Workspace } from "../../tools/workspace/types.ts";
+
+/**
+ * Where profiles are looked for: the project's folders under `root`, read through `workspace`
+ * (another machine's for a remote session; default this one), then the Reasonix home's and the
+ * user's, always on this machine.
+ */
+export interface ProfileDirs {
+  /** The workspace root: its `.reasonix/skills` and `.claude/skills`. */
+  root: string;
+  /** The machine `root` is on; default this one. */
+  workspace?: Workspace;
+  /** The Reasonix home: its `skills`. */
+  home: string;
+  /** The user's home directory: its `.claude/skills`. */
+  userHome?: string;
+}
+
+/** One folder to look in and the file operations that reach it. */
+interface ProfileDir {
+  dir: string;
+  fs: Workspace;
+}
+
+const decoder = new TextDecoder();
+
+function skillText(place: ProfileDir, name: string): Promise<string | undefined> {
+  return place.fs.readFile(join(place.dir, name, "SKILL.md")).then(
+    (bytes) => decoder.decode(bytes),
+    () => undefined,
+  );
+}
+
+function profilePlaces(opts: ProfileDirs): ProfileDir[] {
+  const local = localWorkspace();
+  const project = opts.workspace ?? local;
+  return profileDirs(opts).map((dir, i) => ({ dir, fs: i < 2 ? project : local }));
+}
 
 /** The frontmatter keys that may reach a profile. Everything else stops at the narrowing. */
 export const PROFILE_KEYS: readonly string[] = [
@@ -68,7 +107,7 @@ export function profileFromSkill(text: string, dirName: string): Profile | undef
 }
 
 /** Where profiles are looked for, most specific first. */
-export function profileDirs(opts: { root: string; home: string; userHome?: string }): string[] {
+export function profileDirs(opts: ProfileDirs): string[] {
   return [
     join(opts.root, ".reasonix", "skills"),
     join(opts.root, ".claude", "skills"),
@@ -80,11 +119,11 @@ export function profileDirs(opts: { root: string; home: string; userHome?: strin
 /** The profile `name`, from the first directory that has it. */
 export async function findProfile(
   name: string,
-  opts: { root: string; home: string; userHome?: string },
+  opts: ProfileDirs,
 ): Promise<Profile | undefined> {
   if (!NAME.test(name)) return undefined;
-  for (const dir of profileDirs(opts)) {
-    const text = await Deno.readTextFile(join(dir, name, "SKILL.md")).catch(() => undefined);
+  for (const place of profilePlaces(opts)) {
+    const text = await skillText(place, name);
     if (text === undefined) continue;
     const profile = profileFromSkill(text, name);
     if (profile) return profile;
@@ -98,22 +137,20 @@ export async function findProfile(
  * interactive UI's slash completion.
  */
 export async function listProfiles(
-  opts: { root: string; home: string; userHome?: string },
+  opts: ProfileDirs,
 ): Promise<Profile[]> {
   const found = new Map<string, Profile>();
-  for (const dir of profileDirs(opts)) {
-    let entries: Deno.DirEntry[];
+  for (const place of profilePlaces(opts)) {
+    let entries: { name: string; isDirectory: boolean; isSymlink: boolean }[];
     try {
-      entries = await Array.fromAsync(Deno.readDir(dir));
+      entries = await Array.fromAsync(place.fs.readDir(place.dir));
     } catch {
       continue;
     }
     for (const entry of entries) {
       if ((!entry.isDirectory && !entry.isSymlink) || !NAME.test(entry.name)) continue;
       if (found.has(entry.name)) continue;
-      const text = await Deno.readTextFile(join(dir, entry.name, "SKILL.md")).catch(() =>
-        undefined
-      );
+      const text = await skillText(place, entry.name);
       const profile = text === undefined ? undefined : profileFromSkill(text, entry.name);
       if (profile) found.set(entry.name, { ...profile, name: entry.name });
     }

@@ -1,7 +1,8 @@
 /**
  * The interactive program with `--remote` in a tmux terminal: an unknown host key is shown with
  * its fingerprint and asked about before the session starts; accepted, it is recorded and the
- * session's tools run on the remote workspace.
+ * session's tools run on the remote workspace, and a `--forward`ed port of the remote host answers
+ * here while the session runs.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -32,6 +33,14 @@ Deno.test({
     });
     const local = await makeRepo({ "near.txt": "here\n" });
     const home = await makeHome(fake.url);
+    // A server on the remote host's 127.0.0.1 (the fixture's host is this one).
+    const devServer = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+      () => new Response("REMOTE_DEV_SERVER"),
+    );
+    const free = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const localPort = (free.addr as Deno.NetAddr).port;
+    free.close();
     const sshHome = await Deno.makeTempDir({ prefix: "reasonix-ssh-home-" });
     await Deno.mkdir(join(sshHome, ".ssh"), { mode: 0o700 });
     await Deno.copyFile(sshd.identity, join(sshHome, ".ssh", "id_ed25519"));
@@ -51,6 +60,8 @@ Deno.test({
       ...REASONIX_TASK,
       "--remote",
       `${sshd.user}@127.0.0.1:${sshd.port}:${sshd.remoteRoot}`,
+      "--forward",
+      `${devServer.addr.port}:${localPort}`,
     ];
     const fingerprint = new TextDecoder().decode(
       (await new Deno.Command("ssh-keygen", {
@@ -69,6 +80,8 @@ Deno.test({
       await tmux.type("yes");
       await tmux.keys("Enter");
       await tmux.waitFor("Ask anything", 90_000);
+      const forwarded = await fetch(`http://127.0.0.1:${localPort}/`);
+      assert.equal(await forwarded.text(), "REMOTE_DEV_SERVER");
       await tmux.type("list the files");
       await tmux.keys("Enter");
       await tmux.waitFor("Listed the remote files.", 60_000);
@@ -85,6 +98,7 @@ Deno.test({
     } finally {
       await tmux.kill();
       await fake.close();
+      await devServer.shutdown();
       for (const dir of [local, home, sshHome]) {
         await Deno.remove(dir, { recursive: true }).catch(() => {});
       }

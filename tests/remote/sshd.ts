@@ -38,8 +38,14 @@ export interface SshdFixture extends AsyncDisposable {
   knownHosts: string;
   /** The OpenSSH public host key line (`ssh-ed25519 AAAA…`). */
   hostKey: string;
-  /** The directory that plays the remote repository. */
+  /** The directory that plays the remote repository (the path the client names). */
   remoteRoot: string;
+  /**
+   * Where the remote repository's files really are on this machine: `remoteRoot` itself, or
+   * with `privateRoot` another directory that only the server's mount namespace shows at
+   * `remoteRoot`.
+   */
+  remoteStore: string;
   /** Pids of the per-connection sshd children (to drop a connection). */
   sessionPids(): Promise<number[]>;
   /** Replaces the host key (a "changed host key") and restarts the server on the same port. */
@@ -79,8 +85,18 @@ async function waitForPort(port: number, child: Deno.ChildProcess): Promise<void
   throw new Error(`sshd did not listen on ${port}`);
 }
 
+/** Options of {@linkcode startSshd}. */
+export interface SshdOptions {
+  /**
+   * Runs the server in a mount namespace of its own where `remoteStore` is bind-mounted over
+   * `remoteRoot`: the remote host then sees other files at `remoteRoot` than this machine
+   * does, so a test can tell a read over SSH from a local read of the same path.
+   */
+  privateRoot?: boolean;
+}
+
 /** Starts sshd; dispose it to stop the server and remove every file it made. */
-export async function startSshd(): Promise<SshdFixture> {
+export async function startSshd(opts: SshdOptions = {}): Promise<SshdFixture> {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "reasonix-sshd-" }));
   const user = (await run("id", ["-un"])).trim();
   const hostKeyFile = join(dir, "host_ed25519");
@@ -93,6 +109,8 @@ export async function startSshd(): Promise<SshdFixture> {
   if (user === "root") await Deno.mkdir("/run/sshd", { recursive: true, mode: 0o755 });
   const remoteRoot = join(dir, "remote-root");
   await Deno.mkdir(remoteRoot);
+  const remoteStore = opts.privateRoot ? join(dir, "remote-store") : remoteRoot;
+  if (opts.privateRoot) await Deno.mkdir(remoteStore);
   const port = freePort();
   const config = join(dir, "sshd_config");
   const pidFile = join(dir, "sshd.pid");
@@ -119,8 +137,24 @@ export async function startSshd(): Promise<SshdFixture> {
   );
   let child: Deno.ChildProcess;
   const start = async () => {
-    child = new Deno.Command(SSHD, {
-      args: ["-D", "-e", "-f", config],
+    const sshd = [SSHD, "-D", "-e", "-f", config];
+    // unshare and sh exec sshd in place, so the child's pid is the listener's.
+    const argv = opts.privateRoot
+      ? [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "sh",
+        "-c",
+        'mount --bind "$0" "$1" && shift && exec "$@"',
+        remoteStore,
+        remoteRoot,
+        ...sshd,
+      ]
+      : sshd;
+    child = new Deno.Command(argv[0], {
+      args: argv.slice(1),
       stdout: "null",
       stderr: "piped",
     }).spawn();
@@ -161,6 +195,7 @@ export async function startSshd(): Promise<SshdFixture> {
       return hostKey;
     },
     remoteRoot,
+    remoteStore,
     async sessionPids() {
       // Children of the listener are the per-connection processes.
       const out = await new Deno.Command("pgrep", { args: ["-P", String(child.pid)] }).output();

@@ -140,6 +140,13 @@ export interface SpawnOptions {
   stdout?: "piped" | "null";
   /** `piped` (default) or `null` (discarded; the stream is then empty). */
   stderr?: "piped" | "null";
+  /**
+   * Run the program on a pseudo-terminal (for programs that insist on one). Its output, both
+   * streams merged, then comes on `stdout` with terminal line endings. A request: a workspace
+   * that cannot allocate one (the local workspace) runs the program without it. Default false;
+   * no built-in tool asks for one.
+   */
+  pty?: boolean;
 }
 
 /** How a process ended. */
