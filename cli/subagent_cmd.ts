@@ -37,10 +37,11 @@ export async function subagentList(opts: { json: boolean }): Promise<number> {
       const path = join(dir, entry.name, "SKILL.md");
       const text = await Deno.readTextFile(path).catch(() => undefined);
       const profile = text === undefined ? undefined : profileFromSkill(text, entry.name);
-      if (!profile || seen.has(profile.name)) continue;
-      seen.add(profile.name);
+      // Listed by folder: the name `subagent try|run`, `/<name>` and `task` find it by.
+      if (!profile || seen.has(entry.name)) continue;
+      seen.add(entry.name);
       found.push({
-        name: profile.name,
+        name: entry.name,
         description: profile.description,
         readOnly: profile.readOnly === true,
         path,

@@ -362,12 +362,20 @@ Deno.test("reasonix subagent list, try (read-only) and run, through the one runn
       return { text: "reviewed" };
     },
   });
-  const repo = await makeRepo({ ".reasonix/skills/reviewer/SKILL.md": REVIEWER, "a.ts": "a\n" });
+  const repo = await makeRepo({
+    ".reasonix/skills/reviewer/SKILL.md": REVIEWER,
+    // Its frontmatter names it otherwise; it is run, and so listed, by its folder's name.
+    ".reasonix/skills/second/SKILL.md": REVIEWER.replace("name: reviewer", "name: renamed"),
+    "a.ts": "a\n",
+  });
   const home = await makeHome(fake.url);
   try {
     const list = await runReasonix(["subagent", "list", "--json"], { cwd: repo, home });
     assert.equal(list.code, 0, list.stderr);
-    assert.deepEqual(JSON.parse(list.stdout).map((p: { name: string }) => p.name), ["reviewer"]);
+    assert.deepEqual(JSON.parse(list.stdout).map((p: { name: string }) => p.name), [
+      "reviewer",
+      "second",
+    ]);
 
     const tried = await runReasonix(
       ["subagent", "try", "reviewer", "--json", "review a.ts"],
@@ -417,6 +425,13 @@ Deno.test("reasonix subagent list, try (read-only) and run, through the one runn
     const missing = await runReasonix(["subagent", "try", "nobody", "x"], { cwd: repo, home });
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no subagent profile is named "nobody"/);
+    // A listed name runs.
+    const second = await runReasonix(["subagent", "try", "second", "--json", "x"], {
+      cwd: repo,
+      home,
+    });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(JSON.parse(second.stdout).result, "reviewed");
   } finally {
     await fake.close();
     await Deno.remove(repo, { recursive: true });
