@@ -6,14 +6,22 @@
 import assert from "node:assert/strict";
 import { verifyPassword } from "../../cli/serve/password.ts";
 import { startFakeLlm } from "../fake_llm/mod.ts";
-import { cliEnv, interactiveArgv, makeHome, makeRepo, REASONIX_TASK } from "./support.ts";
+import {
+  cliEnv,
+  interactiveArgv,
+  makeHome,
+  makeRepo,
+  REASONIX_TASK,
+  reasonixProgram,
+} from "./support.ts";
 import { TmuxSession } from "./tmux.ts";
 
 Deno.test("reasonix serve prints its address once, logs in with it and stops on Ctrl-C", async () => {
   const fake = await startFakeLlm({ script: [{ text: "hi" }] });
   const repo = await makeRepo({});
   const home = await makeHome(fake.url);
-  const [program, ...args] = REASONIX_TASK;
+  // The program itself, not `deno task`: the test's Ctrl-C must reach it directly.
+  const [program, ...args] = reasonixProgram();
   const child = new Deno.Command(program, {
     args: [...args, "serve", "--port", "0"],
     cwd: repo,

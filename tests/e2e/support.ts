@@ -96,6 +96,23 @@ function defaultDenoDir(env: Record<string, string>): string {
   return `${env.XDG_CACHE_HOME ?? `${home}/.cache`}/deno`;
 }
 
+/**
+ * The `deno run …` line of the `reasonix` task itself, without `deno task` in between: for
+ * tests that signal the program, since `deno task` stands between a signal and its child.
+ */
+export function reasonixProgram(): string[] {
+  const config = JSON.parse(Deno.readTextFileSync(CONFIG_PATH)) as { tasks: { reasonix: string } };
+  const root = CONFIG_PATH.slice(0, CONFIG_PATH.lastIndexOf("/"));
+  const words = config.tasks.reasonix.replace(/ --cwd "\$INIT_CWD"$/, "").split(" ");
+  return [
+    Deno.execPath(),
+    ...words.slice(1, -1),
+    "--config",
+    CONFIG_PATH,
+    `${root}/${words.at(-1)}`,
+  ];
+}
+
 /** Runs `deno task reasonix <args>` from `cwd` with `home` as REASONIX_HOME. */
 export async function runReasonix(
   args: string[],
