@@ -4,6 +4,7 @@
  */
 import { openHost } from "../../cli/host.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
+import type { AgentSpec } from "../../core/host/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo } from "./support.ts";
 
@@ -90,30 +91,44 @@ export function complete(
 }
 
 /** A host and a top-level agent on a fresh repository. */
+export interface HostSession {
+  repo: string;
+  home: string;
+  host: Awaited<ReturnType<typeof openHost>>;
+  agent: Awaited<ReturnType<Awaited<ReturnType<typeof openHost>>["createAgent"]>>;
+  /** Runs one turn to its end; its events. */
+  drain(text: string): Promise<AgentEvent[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens {@linkcode HostSession} in `auto` mode against the fake server: the repository holds
+ * `files`, the Reasonix home's config `toml`.
+ */
 export async function openSession(
   fake: { url: string },
   files: Record<string, string>,
   toml = "",
-): Promise<{
-  repo: string;
-  host: Awaited<ReturnType<typeof openHost>>;
-  drain(text: string): Promise<AgentEvent[]>;
-  close(): Promise<void>;
-}> {
+  opts: { spec?: AgentSpec; mcpReadyWaitMs?: number; turnTimeoutMs?: number } = {},
+): Promise<HostSession> {
   const repo = await makeRepo(files);
   const home = await makeHome(fake.url, toml);
   const host = await openHost({
     cwd: repo,
     env: { REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", PATH: Deno.env.get("PATH") },
     flags: { permissionMode: "auto" },
+    ...(opts.mcpReadyWaitMs !== undefined ? { mcpReadyWaitMs: opts.mcpReadyWaitMs } : {}),
   });
-  const agent = await host.createAgent({});
+  const agent = await host.createAgent(opts.spec ?? {});
+  const timeout = opts.turnTimeoutMs ?? 60_000;
   return {
     repo,
+    home,
     host,
+    agent,
     async drain(text: string): Promise<AgentEvent[]> {
       const events: AgentEvent[] = [];
-      for await (const e of agent.run({ text }, { signal: AbortSignal.timeout(60_000) })) {
+      for await (const e of agent.run({ text }, { signal: AbortSignal.timeout(timeout) })) {
         events.push(e);
       }
       return events;

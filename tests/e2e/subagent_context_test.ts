@@ -5,12 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { openHost } from "../../cli/host.ts";
+import { type HostSession, openSession } from "./delegation_support.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import type { AgentSpec } from "../../core/host/mod.ts";
 import type { SubagentResult } from "../../core/subagent/mod.ts";
 import { type FakeStep, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
-import { makeHome, makeRepo } from "./support.ts";
 
 interface Msg {
   role: string;
@@ -54,37 +53,13 @@ function delegateOnce(tasks: () => unknown[]) {
       : { toolCalls: [call("task", { tasks: tasks() })] };
 }
 
-async function open(
+function open(
   fake: { url: string },
   files: Record<string, string>,
   toml = "",
   spec: AgentSpec = {},
-) {
-  const repo = await makeRepo(files);
-  const home = await makeHome(fake.url, toml);
-  const host = await openHost({
-    cwd: repo,
-    env: { REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", PATH: Deno.env.get("PATH") },
-    flags: { permissionMode: "auto" },
-  });
-  const agent = await host.createAgent(spec);
-  return {
-    repo,
-    host,
-    async drain(text: string): Promise<AgentEvent[]> {
-      const events: AgentEvent[] = [];
-      for await (const e of agent.run({ text }, { signal: AbortSignal.timeout(30_000) })) {
-        events.push(e);
-      }
-      return events;
-    },
-    async close() {
-      await agent.close();
-      await host.close();
-      await Deno.remove(repo, { recursive: true });
-      await Deno.remove(home, { recursive: true });
-    },
-  };
+): Promise<HostSession> {
+  return openSession(fake, files, toml, { spec, turnTimeoutMs: 30_000 });
 }
 
 interface RunMeta {

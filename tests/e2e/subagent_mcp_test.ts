@@ -6,11 +6,9 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openHost } from "../../cli/host.ts";
-import type { AgentEvent } from "../../core/agent/events.ts";
+import { type HostSession, openSession } from "./delegation_support.ts";
 import { type FakeStep, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
 import { DENO_JSON } from "../mcp/servers.ts";
-import { makeHome, makeRepo } from "./support.ts";
 
 const SERVER = join(
   dirname(fileURLToPath(import.meta.url)),
@@ -81,32 +79,12 @@ function delegateOnce(tasks: unknown[]) {
     lastTool(req) !== undefined ? { text: "reported" } : { toolCalls: [call("task", { tasks })] };
 }
 
-async function open(fake: { url: string }, files: Record<string, string>, toml: string) {
-  const repo = await makeRepo(files);
-  const home = await makeHome(fake.url, toml);
-  const host = await openHost({
-    cwd: repo,
-    env: { REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", PATH: Deno.env.get("PATH") },
-    flags: { permissionMode: "auto" },
-    mcpReadyWaitMs: 15_000,
-  });
-  const agent = await host.createAgent({});
-  return {
-    repo,
-    async drain(text: string): Promise<AgentEvent[]> {
-      const events: AgentEvent[] = [];
-      for await (const e of agent.run({ text }, { signal: AbortSignal.timeout(30_000) })) {
-        events.push(e);
-      }
-      return events;
-    },
-    async close() {
-      await agent.close();
-      await host.close();
-      await Deno.remove(repo, { recursive: true });
-      await Deno.remove(home, { recursive: true });
-    },
-  };
+function open(
+  fake: { url: string },
+  files: Record<string, string>,
+  toml: string,
+): Promise<HostSession> {
+  return openSession(fake, files, toml, { mcpReadyWaitMs: 15_000, turnTimeoutMs: 30_000 });
 }
 
 const lines = async (path: string): Promise<string[]> =>

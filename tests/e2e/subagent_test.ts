@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { openHost } from "../../cli/host.ts";
+import { type HostSession, openSession } from "./delegation_support.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import { emptyTotals } from "../../core/agent/cost.ts";
 import { summarize } from "../../cli/output/json_summary.ts";
@@ -55,35 +55,12 @@ function script(
   };
 }
 
-async function open(fake: { url: string }, files: Record<string, string>, toml = "") {
-  const repo = await makeRepo(files);
-  const home = await makeHome(fake.url, toml);
-  const host = await openHost({
-    cwd: repo,
-    env: { REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", PATH: Deno.env.get("PATH") },
-    flags: { permissionMode: "auto" },
-    mcpReadyWaitMs: 15_000,
-  });
-  const agent = await host.createAgent({});
-  return {
-    repo,
-    home,
-    host,
-    agent,
-    async drain(text: string): Promise<AgentEvent[]> {
-      const events: AgentEvent[] = [];
-      for await (const e of agent.run({ text }, { signal: AbortSignal.timeout(30_000) })) {
-        events.push(e);
-      }
-      return events;
-    },
-    async close() {
-      await agent.close();
-      await host.close();
-      await Deno.remove(repo, { recursive: true });
-      await Deno.remove(home, { recursive: true });
-    },
-  };
+function open(
+  fake: { url: string },
+  files: Record<string, string>,
+  toml = "",
+): Promise<HostSession> {
+  return openSession(fake, files, toml, { mcpReadyWaitMs: 15_000, turnTimeoutMs: 30_000 });
 }
 
 /** The parent delegates `tasks` once, then answers with the task result it got. */
