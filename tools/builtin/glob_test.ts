@@ -120,6 +120,17 @@ for (const engine of engines) {
   });
 }
 
+for (const engine of engines) {
+  Deno.test(`glob (${engine}) lists files with the same mtime by name`, async () => {
+    await using ws = await createTestWorkspace();
+    for (const name of ["c", "a", "d", "b"]) {
+      await Deno.utime(await ws.write(`${name}.txt`, ""), 1_000_000, 1_000_000);
+    }
+    const result = await runGlob({ pattern: "*.txt" }, ws.ctx, { engine });
+    assert.equal(result.content, "a.txt\nb.txt\nc.txt\nd.txt");
+  });
+}
+
 Deno.test("glob lists paths relative to the searched directory", async () => {
   await using ws = await createTestWorkspace();
   await ws.write("pkg/src/a.ts", "");
