@@ -328,13 +328,11 @@ export class Bm25Index {
         for (let i = 0; i < list.length; i += 2) if (!hidden[list[i]]) df++;
         if (df === 0) continue;
       }
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      const score = (doc: number, tf: number) => {
-        if (hidden && hidden[doc]) return;
-        const norm = tf + K1 * (1 - B + B * lengths[doc] / avg);
-        if (scores[doc] === 0) touched[count++] = doc;
-        scores[doc] += idf * tf * (K1 + 1) / norm;
-      };
+      // Each posting adds idf·tf·(k1+1) / (tf + k1·(1 − b + b·length/avg)); the constant
+      // parts are hoisted, and the loops are written out so no closure runs per posting.
+      const weight = Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (K1 + 1);
+      const base = K1 * (1 - B);
+      const perLength = K1 * B / avg;
       if (t >= 0) {
         const bytes = segment!.postings;
         const end = segment!.offsets[t + 1];
@@ -354,10 +352,20 @@ export class Bm25Index {
             tf += (b & 0x7f) * 2 ** shift;
           }
           doc += gap;
-          score(doc, tf);
+          if (hidden !== undefined && hidden[doc]) continue;
+          if (scores[doc] === 0) touched[count++] = doc;
+          scores[doc] += weight * tf / (tf + base + perLength * lengths[doc]);
         }
       }
-      if (own) { for (let i = 0; i < own.length; i += 2) score(own[i], own[i + 1]); }
+      if (own) {
+        for (let i = 0; i < own.length; i += 2) {
+          const doc = own[i];
+          if (hidden !== undefined && hidden[doc]) continue;
+          const tf = own[i + 1];
+          if (scores[doc] === 0) touched[count++] = doc;
+          scores[doc] += weight * tf / (tf + base + perLength * lengths[doc]);
+        }
+      }
     }
     const ids = this.#ids.data;
     const tie = opts.tieBreak ?? ((a: number, b: number) => a - b);
@@ -365,12 +373,17 @@ export class Bm25Index {
       limit,
       (a, sa, b, sb) => sa < sb || (sa === sb && tie(ids[a], ids[b]) > 0),
     );
+    // Once the heap is full, a document scoring below its minimum cannot enter: one
+    // comparison instead of a call for most documents of a common word.
+    let floor = -Infinity;
     for (let i = 0; i < count; i++) {
       const doc = touched[i];
       const value = scores[doc];
       scores[doc] = 0;
+      if (value < floor) continue;
       if (opts.accept && !opts.accept(ids[doc])) continue;
       top.offer(doc, value);
+      if (top.docs.length === limit) floor = top.scores[0];
     }
     const hits = top.docs.map((doc, i) => ({ id: ids[doc], score: top.scores[i] }));
     return hits.sort((a, b) => b.score - a.score || tie(a.id, b.id));

@@ -47,3 +47,30 @@ Deno.test("BM25 finds Chinese text by a sub-phrase", () => {
   assert.equal(index.search("压缩阈值")[0].id, 1);
   assert.equal(index.search("登录")[0].id, 2);
 });
+
+Deno.test("BM25 keeps the best of equal scores by the tie order, past a full top-k", () => {
+  const index = new Bm25Index();
+  for (let id = 0; id < 20; id++) index.add(id, "same words here");
+  // Every document scores the same; the tie order alone decides which five are kept.
+  const newest = index.search("words", 5, { tieBreak: (a, b) => b - a });
+  assert.deepEqual(newest.map((h) => h.id), [19, 18, 17, 16, 15]);
+  assert.deepEqual(index.search("words", 5).map((h) => h.id), [0, 1, 2, 3, 4]);
+  const even = index.search("words", 3, { accept: (id) => id % 2 === 0 });
+  assert.deepEqual(even.map((h) => h.id), [0, 2, 4]);
+});
+
+Deno.test("BM25 scores by the Okapi formula with k1 = 1.2 and b = 0.75", () => {
+  const index = new Bm25Index();
+  index.add(1, "alpha beta");
+  index.add(2, "alpha gamma gamma gamma");
+  // n = 2, df(beta) = 1, average length 3: idf · tf · 2.2 / (tf + 1.2 · (0.25 + 0.75 · 2/3)).
+  const [hit] = index.search("beta");
+  const idf = Math.log(1 + (2 - 1 + 0.5) / (1 + 0.5));
+  assert.ok(Math.abs(hit.score - idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 3))) < 1e-12);
+  const gammaScore = idf * 3 * 2.2 / (3 + 1.2 * (0.25 + 0.75 * 4 / 3));
+  assert.ok(Math.abs(index.search("gamma")[0].score - gammaScore) < 1e-12);
+  // A stored index scores its coded postings the same way.
+  const loaded = Bm25Index.load(index.serialize());
+  assert.ok(Math.abs(loaded.search("beta")[0].score - hit.score) < 1e-12);
+  assert.ok(Math.abs(loaded.search("gamma")[0].score - gammaScore) < 1e-12);
+});
