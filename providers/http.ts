@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { linkedSignal } from "./abort.ts";
 import { ContextOverflowError, ProviderError } from "./errors.ts";
 import { redactSecrets } from "./redact.ts";
 import { retryAfterFromHeaders } from "./retry.ts";
@@ -295,48 +296,47 @@ function networkFix(detail: string, ctx: ErrorContext): string {
 export async function postForStream(opts: PostOptions): Promise<Response> {
   const { signal } = opts;
   if (signal.aborted) throw signal.reason;
-  const idle = new AbortController();
   const timeoutMs = opts.idleTimeoutMs;
-  const timer = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs)
-    ? setTimeout(() => {
-      idle.abort(
-        new ProviderError(
-          "provider_idle_timeout",
-          redactSecrets(`${prefix(opts)}no response within ${timeoutMs} ms`, opts.secrets),
-          {
-            retryable: true,
-            fix: `${hostOf(opts)} accepted the connection but sent nothing: check that it is ` +
-              "not overloaded and that the URL points at an LLM API",
-          },
-        ),
-      );
-    }, timeoutMs)
-    : undefined;
-  // Only `signal` stays attached to the body after this returns, because the idle timer is
-  // cleared first; the body's own idle timeout is the SSE reader's job.
-  const fetchSignal = AbortSignal.any([signal, idle.signal]);
+  // Followed until this returns: the body is then the SSE reader's, which has its own idle
+  // timeout and cancels the body on an abort.
+  const call = linkedSignal(signal, {
+    timeoutMs,
+    timeoutReason: () =>
+      new ProviderError(
+        "provider_idle_timeout",
+        redactSecrets(`${prefix(opts)}no response within ${timeoutMs} ms`, opts.secrets),
+        {
+          retryable: true,
+          fix: `${hostOf(opts)} accepted the connection but sent nothing: check that it is ` +
+            "not overloaded and that the URL points at an LLM API",
+        },
+      ),
+  });
   const rethrowAbort = (): void => {
     if (signal.aborted) throw signal.reason;
-    if (idle.signal.aborted) throw idle.signal.reason;
+    if (call.timedOut) throw call.signal.reason;
   };
   try {
     let response: Response;
+    if (awaitingHeaders === 0 && uncollectedBytes >= COLLECT_COPY_BYTES) {
+      uncollectedBytes = 0;
+      collectGarbage();
+    }
+    uncollectedBytes += byteLength(opts.body);
     awaitingHeaders++;
     try {
       response = await (opts.fetch ?? fetch)(opts.url, {
         method: "POST",
         headers: opts.headers,
         body: opts.body,
-        signal: fetchSignal,
+        signal: call.signal,
       });
     } catch (error) {
       awaitingHeaders--;
       rethrowAbort();
       throw networkError(error, opts);
     }
-    if (--awaitingHeaders === 0 && byteLength(opts.body) >= COLLECT_COPY_BYTES) {
-      collectYoungGarbage();
-    }
+    awaitingHeaders--;
     if (!response.ok) {
       let mapped: ProviderError;
       try {
@@ -393,38 +393,63 @@ export async function postForStream(opts: PostOptions): Promise<Response> {
     }
     return response;
   } finally {
-    if (timer !== undefined) clearTimeout(timer);
+    call[Symbol.dispose]();
   }
 }
 
 /**
- * Bodies from this size on are worth a young-generation collection once sent. `fetch` copies
- * every body into a fresh buffer outside the JS heap. Unreferenced once the response headers
- * arrive, the copy is still young then; left alone, the streamed answer's garbage promotes it
- * and it waits for the next full collection, so over a long session or six concurrent
- * children the copies add up to tens of megabytes. A scavenge right after the headers frees
- * it for a fraction of a millisecond. A streamed body would avoid the copy, but Deno then sends
- * `Transfer-Encoding: chunked` even beside an explicit `Content-Length`, which some providers
- * refuse.
+ * Bytes sent since the last collection from which the next request starts with one. `fetch`
+ * copies every body into a fresh buffer outside the JS heap, unreferenced once the response
+ * headers arrive; left alone, later garbage ages it into the old generation, where it waits
+ * for a full collection, so over a long session or six concurrent children the copies add up
+ * to tens of megabytes. The collection runs before the next request is sent, when the last
+ * answer and its tool calls are done with and little else is young and alive. A streamed body
+ * would avoid the copy, but Deno then sends `Transfer-Encoding: chunked` even beside an
+ * explicit `Content-Length`, which some providers refuse.
  */
 const COLLECT_COPY_BYTES = 32 * 1024;
 
+/** Body bytes sent since the last collection. */
+let uncollectedBytes = 0;
+
 /**
  * Requests of this process still waiting for their response headers. Their body copies are
- * alive, and a scavenge would only age them toward the old generation (where they wait for a
- * full collection), so the scavenge runs when none is left.
+ * alive, and a scavenge would only age them toward the old generation, so collections wait
+ * for a moment when none is.
  */
 let awaitingHeaders = 0;
+
+/**
+ * Growth of the heap since the last full collection that makes the next request run one: a
+ * quarter of what was live then, at least this. Each turn ages a few kilobytes of per-request
+ * objects into the old generation, and V8 lets a small heap grow well past its live size
+ * (14 → 23 MB over 1,600 turns) before collecting it. This keeps a long session's heap near
+ * its live size, for one full collection (20–30 ms at 15 MB) per 4 MB of such garbage.
+ */
+const FULL_COLLECTION_GROWTH = 4 * 2 ** 20;
+
+/** The smallest heap seen after a collection since the last full one this module ran. */
+let heapAfterFull = 0;
 
 type GcHint = (options: { type: "minor" | "major"; execution?: "sync" | "async" }) => void;
 
 /**
- * Runs a scavenge when V8's `gc` is exposed (`--v8-flags=--expose-gc`, which `deno task
- * reasonix` and the installed launcher pass); a no-op otherwise, as for a library embedder.
+ * Runs a scavenge, and a full collection when the heap outgrew the last one's by
+ * {@link FULL_COLLECTION_GROWTH} (or a quarter), if V8's `gc` is exposed
+ * (`--v8-flags=--expose-gc`, which `deno task reasonix` and the installed launcher pass); a
+ * no-op otherwise, as for a library embedder.
  */
-function collectYoungGarbage(): void {
+function collectGarbage(): void {
   const gc = (globalThis as { gc?: GcHint }).gc;
-  if (typeof gc === "function") gc({ type: "minor" });
+  if (typeof gc !== "function") return;
+  gc({ type: "minor" });
+  const used = Deno.memoryUsage().heapUsed;
+  // Below the mark, V8 collected on its own: measure growth from there.
+  if (heapAfterFull === 0 || used < heapAfterFull) heapAfterFull = used;
+  else if (used > heapAfterFull + Math.max(FULL_COLLECTION_GROWTH, heapAfterFull / 4)) {
+    gc({ type: "major" });
+    heapAfterFull = Deno.memoryUsage().heapUsed;
+  }
 }
 
 function byteLength(body: string | Uint8Array): number {

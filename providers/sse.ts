@@ -64,10 +64,11 @@ export async function* readSse(
   });
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  const reads = new GuardedReader(reader, opts, label);
   let finished = false;
   try {
     while (true) {
-      const result = await readWithDeadline(reader, opts, label);
+      const result = await reads.read();
       if (result.done) {
         finished = true;
         // Flushes a multi-byte character split at the very end; an unterminated event stays
@@ -82,6 +83,7 @@ export async function* readSse(
       yield* drain(queue);
     }
   } finally {
+    reads.close();
     if (!finished) {
       // Consumer stopped early, timed out, or aborted: release the connection.
       await reader.cancel(opts.signal?.reason).catch(() => {});
@@ -94,57 +96,103 @@ function* drain(queue: SseEvent[]): Generator<SseEvent> {
   while (queue.length > 0) yield queue.shift()!;
 }
 
-function readWithDeadline(
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  opts: SseOptions,
-  label: string,
-): Promise<ReadableStreamReadResult<Uint8Array>> {
-  const { signal, idleTimeoutMs } = opts;
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = (): void => {
-      cleanup();
-      reject(signal!.reason);
-    };
-    const cleanup = (): void => {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    if (idleTimeoutMs !== undefined && idleTimeoutMs > 0 && Number.isFinite(idleTimeoutMs)) {
-      timer = setTimeout(() => {
-        cleanup();
-        reject(
-          new ProviderError(
-            "provider_idle_timeout",
-            `${label}no data received for ${idleTimeoutMs} ms; the stream was abandoned`,
-            { retryable: true },
-          ),
-        );
-      }, idleTimeoutMs);
+/**
+ * Reads a body with the idle timeout and the abort signal, for one stream. The clock runs only
+ * while a read waits, as if each read had its own timer; but one timer serves the whole
+ * stream and is set again only when it fires early, and one abort listener serves every read.
+ * A timer and a listener per read (hundreds per answer) left garbage behind in the old
+ * generation on every turn, there until the next full collection.
+ */
+class GuardedReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #opts: SseOptions;
+  readonly #label: string;
+  readonly #idleMs: number | undefined;
+  #failure: unknown;
+  #pending: ((error: unknown) => void) | undefined;
+  /** When the waiting read started (`performance.now()`). */
+  #waitingSince = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(reader: ReadableStreamDefaultReader<Uint8Array>, opts: SseOptions, label: string) {
+    this.#reader = reader;
+    this.#opts = opts;
+    this.#label = label;
+    const ms = opts.idleTimeoutMs;
+    this.#idleMs = ms !== undefined && ms > 0 && Number.isFinite(ms) ? ms : undefined;
+    opts.signal?.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  read(): Promise<ReadableStreamReadResult<Uint8Array>> {
+    const signal = this.#opts.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    return new Promise((resolve, reject) => {
+      this.#pending = reject;
+      this.#waitingSince = performance.now();
+      if (this.#idleMs !== undefined && this.#timer === undefined) this.#arm(this.#idleMs);
+      this.#reader.read().then(
+        (result) => {
+          if (this.#pending !== reject) return;
+          this.#pending = undefined;
+          resolve(result);
+        },
+        (error: unknown) => {
+          if (this.#pending !== reject) return;
+          this.#pending = undefined;
+          if (signal?.aborted) {
+            reject(signal.reason);
+            return;
+          }
+          reject(
+            new ProviderError(
+              "provider_network",
+              `${this.#label}connection lost while streaming: ${describe(error)}`,
+              { cause: error, retryable: true },
+            ),
+          );
+        },
+      );
+    });
+  }
+
+  /** Stops the timer and the abort listener; the stream is done with. */
+  close(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#opts.signal?.removeEventListener("abort", this.#onAbort);
+  }
+
+  #arm(ms: number): void {
+    this.#timer = setTimeout(this.#check, ms);
+  }
+
+  readonly #check = (): void => {
+    this.#timer = undefined;
+    const idleMs = this.#idleMs!;
+    if (this.#pending === undefined) return; // armed again by the next read
+    const waited = performance.now() - this.#waitingSince;
+    if (waited < idleMs) {
+      this.#arm(idleMs - waited);
+      return;
     }
-    signal?.addEventListener("abort", onAbort, { once: true });
-    reader.read().then(
-      (result) => {
-        cleanup();
-        resolve(result);
-      },
-      (error: unknown) => {
-        cleanup();
-        if (signal?.aborted) {
-          reject(signal.reason);
-          return;
-        }
-        reject(
-          new ProviderError(
-            "provider_network",
-            `${label}connection lost while streaming: ${describe(error)}`,
-            { cause: error, retryable: true },
-          ),
-        );
-      },
+    this.#fail(
+      new ProviderError(
+        "provider_idle_timeout",
+        `${this.#label}no data received for ${idleMs} ms; the stream was abandoned`,
+        { retryable: true },
+      ),
     );
-  });
+  };
+
+  readonly #onAbort = (): void => this.#fail(this.#opts.signal!.reason);
+
+  #fail(error: unknown): void {
+    this.#failure ??= error;
+    const reject = this.#pending;
+    this.#pending = undefined;
+    reject?.(error);
+  }
 }
 
 function describe(error: unknown): string {

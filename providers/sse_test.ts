@@ -122,6 +122,55 @@ Deno.test("sse comments keep an otherwise idle stream alive", async () => {
   assert.deepEqual(await all(readSse(body, { idleTimeoutMs: 100 })), [{ data: "finally" }]);
 });
 
+Deno.test("sse counts idle time only while a read waits, not while the consumer works", async () => {
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const n of [1, 2, 3]) controller.enqueue(encoder.encode(`data: ${n}\n\n`));
+      controller.close();
+    },
+  });
+  const seen: string[] = [];
+  for await (const event of readSse(body, { idleTimeoutMs: 40 })) {
+    seen.push(event.data);
+    await new Promise((resolve) => setTimeout(resolve, 90));
+  }
+  assert.deepEqual(seen, ["1", "2", "3"]);
+});
+
+Deno.test("sse listens on the signal once per stream and lets go at the end", async () => {
+  const chunks = 200;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      await Promise.resolve();
+      if (controller.desiredSize !== null && sent < chunks) {
+        controller.enqueue(encoder.encode(`data: ${sent++}\n\n`));
+      } else controller.close();
+    },
+  });
+  let sent = 0;
+  const signal = new AbortController().signal;
+  const added: unknown[] = [];
+  const removed: unknown[] = [];
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = (
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    o?: boolean | AddEventListenerOptions,
+  ) => {
+    added.push(listener);
+    add(type, listener, o);
+  };
+  signal.removeEventListener = (type: string, listener: EventListenerOrEventListenerObject) => {
+    removed.push(listener);
+    remove(type, listener);
+  };
+  const events = await all(readSse(body, { signal, idleTimeoutMs: 5_000 }));
+  assert.equal(events.length, chunks);
+  assert.equal(added.length, 1);
+  assert.deepEqual(removed, added);
+});
+
 Deno.test("sse abort throws the signal's reason and cancels the body", async () => {
   let cancelled = false;
   const body = new ReadableStream<Uint8Array>({

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { linkedSignal } from "../../providers/abort.ts";
 import type { ToolCall } from "../../providers/types.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
 import { localWorkspace } from "../../tools/workspace/local.ts";
@@ -137,12 +138,11 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
   }
 
   const timeoutMs = tool.timeoutMs?.(args) ?? opts.timeoutMs;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = AbortSignal.any([opts.signal, timeout]);
+  using bounded = linkedSignal(opts.signal, { timeoutMs });
   const ctx: ToolContext = {
     ...opts.context,
     workspace: opts.context.workspace ?? localWorkspace(),
-    signal,
+    signal: bounded.signal,
     progress: (message, detail) => opts.onProgress?.(message, detail),
   };
   let result: ToolResult;
@@ -150,7 +150,7 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
     result = await tool.execute(args, ctx);
   } catch (error) {
     if (opts.signal.aborted) throw opts.signal.reason;
-    if (timeout.aborted) {
+    if (bounded.timedOut) {
       return errorResult(
         "timeout",
         `${tool.name} timed out after ${Math.round(timeoutMs / 1000)}s.`,
@@ -161,7 +161,7 @@ export async function executeToolCall(call: ToolCall, opts: ExecuteOptions): Pro
       `${tool.name} failed: ${(error as Error)?.message ?? String(error)}`,
     );
   }
-  if (timeout.aborted && !opts.signal.aborted && !result.isError) {
+  if (bounded.timedOut && !opts.signal.aborted && !result.isError) {
     return errorResult(
       "timeout",
       `${tool.name} timed out after ${Math.round(timeoutMs / 1000)}s.`,
