@@ -5,6 +5,7 @@
  * @module
  */
 import { commandSources, loadCustomCommands } from "../../core/commands/mod.ts";
+import { reasonixHome } from "../../core/config/mod.ts";
 import { ReasonixError } from "../../errors.ts";
 import { EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
 import { type CliHost, openHost } from "../host.ts";
@@ -12,6 +13,7 @@ import { HostBackend } from "../ui/backend.ts";
 import { UiApprovalBroker } from "../ui/broker.ts";
 import { mcpView } from "../ui/mcp_view.ts";
 import { BUILTIN_NAMES } from "../ui/slash.ts";
+import { promptProjectTrust, terminalIo } from "../ui/trust_prompt.ts";
 import { ServeApp } from "./app.ts";
 import { ServeError } from "./errors.ts";
 import type { ServeCommandOptions } from "./options.ts";
@@ -113,10 +115,19 @@ export async function serveCommand(
   let host: CliHost | undefined;
   let running: RunningServe | undefined;
   try {
+    const env = Deno.env.toObject();
+    // Asked in the terminal that started the server, before anything of the project starts,
+    // as the interactive session asks. Without a terminal (a service), untrusted declarations
+    // are skipped with a warning, as in a headless run.
+    const trust = opts.permissions.trustProject || !Deno.stdin.isTerminal()
+      ? undefined
+      : await promptProjectTrust({ home: reasonixHome(env), cwd: Deno.cwd(), io: terminalIo() });
     host = await openHost({
       cwd: Deno.cwd(),
-      env: Deno.env.toObject(),
+      env,
       flags: { model: opts.model, ...opts.permissions },
+      trustSession: trust?.session,
+      trustSkipped: trust?.skipped,
     });
     running = await startServe(host, opts);
   } catch (error) {

@@ -13,7 +13,14 @@ import { join } from "node:path";
 import { type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeLlm, FakeStep } from "../fake_llm/mod.ts";
 import { DENO_JSON, FIXTURE_STDIO } from "../mcp/servers.ts";
-import { type CliResult, makeHome, REASONIX_TASK, runReasonix } from "../e2e/support.ts";
+import {
+  cliEnv,
+  type CliResult,
+  makeHome,
+  REASONIX_TASK,
+  reasonixProgram,
+  runReasonix,
+} from "../e2e/support.ts";
 import { TmuxSession } from "../e2e/tmux.ts";
 
 const DENO = Deno.execPath();
@@ -329,8 +336,8 @@ Deno.test("an untrusted project HTTP server receives nothing, not even headers b
   });
 });
 
-/** Starts the interactive program in a real terminal in the workspace. */
-function interactive(w: World): Promise<TmuxSession> {
+/** Starts the interactive program (or `reasonix <args>`) in a real terminal in the workspace. */
+function interactive(w: World, args: string[] = []): Promise<TmuxSession> {
   const env: Record<string, string> = {
     HOME: Deno.env.get("HOME") ?? "/root",
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
@@ -342,7 +349,13 @@ function interactive(w: World): Promise<TmuxSession> {
   };
   const denoDir = Deno.env.get("DENO_DIR");
   if (denoDir) env.DENO_DIR = denoDir;
-  const argv = ["env", "-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...REASONIX_TASK];
+  const argv = [
+    "env",
+    "-i",
+    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    ...REASONIX_TASK,
+    ...args,
+  ];
   return TmuxSession.start(argv, { cwd: w.ws, width: 120, height: 50 });
 }
 
@@ -412,6 +425,65 @@ Deno.test({
       }
     });
   },
+});
+
+Deno.test({
+  name:
+    "reasonix serve asks in its terminal before starting a project server, and the answer holds",
+  ignore: !(await TmuxSession.available()),
+  fn: async () => {
+    await withWorld(async (w) => {
+      await Deno.writeTextFile(join(w.ws, ".mcp.json"), mcpJson({ tools: canaryServer(w) }));
+      const tmux = await interactive(w, ["serve", "--port", "0"]);
+      try {
+        const screen = await tmux.waitFor("would start:", 60_000);
+        assert.match(screen, /MCP server "tools" \(\.mcp\.json:3\) would start:/);
+        await tmux.type("t");
+        await tmux.keys("Enter");
+        await tmux.waitFor("Reasonix is serving", 60_000);
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\n--- screen ---\n${await tmux.capture()}`, {
+          cause: error,
+        });
+      } finally {
+        await tmux.kill();
+      }
+      // Remembered in the trust store: a headless run now connects the server unasked.
+      await w.reset();
+      assertConnected(await w.run(["run", "hello"]));
+      assert.equal(await w.started(), true);
+    });
+  },
+});
+
+Deno.test("reasonix serve without a terminal skips an untrusted project server with a warning", async () => {
+  await withWorld(async (w) => {
+    await Deno.writeTextFile(join(w.ws, ".mcp.json"), mcpJson({ tools: canaryServer(w) }));
+    const [program, ...programArgs] = reasonixProgram();
+    const child = new Deno.Command(program, {
+      args: [...programArgs, "serve", "--port", "0"],
+      cwd: w.ws,
+      env: cliEnv(w.home, { REASONIX_MCP_WAIT_MS: "30000" }),
+      clearEnv: true,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).spawn();
+    let text = "";
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    while (!text.includes("Reasonix is serving")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    child.kill("SIGTERM");
+    await child.status;
+    await reader.cancel().catch(() => {});
+    assert.match(text, /Reasonix is serving/, text);
+    assert.doesNotMatch(text, /would start:/);
+    assert.match(text, /warning: .*not trusted.*"tools"/, text);
+    assert.equal(await w.started(), false);
+  });
 });
 
 // ---------------------------------------------------------------------------------------
