@@ -71,11 +71,11 @@ async function timedRun(
   return { wallMs, cpuMs: (user + sys) * 1000 };
 }
 
-/** Wall and CPU time (this process, all threads) of `fn`, in ms. */
 /**
- * Nanoseconds this thread has run on a CPU (Linux `schedstat`; NaN elsewhere). Unlike wall
- * time it leaves out waiting for a core on a busy machine, and unlike the process's CPU time
- * it leaves out V8's and Deno's helper threads: the cost of the work itself.
+ * Nanoseconds this thread has run on a CPU (Linux `schedstat`; NaN elsewhere, and without
+ * `--allow-all`, which Deno asks for any file under /proc). Unlike wall time it leaves out
+ * waiting for a core on a busy machine, and unlike the process's CPU time it leaves out V8's
+ * and Deno's helper threads: the cost of the work itself.
  */
 function threadRunNs(): number {
   try {
@@ -85,6 +85,7 @@ function threadRunNs(): number {
   }
 }
 
+/** Wall time, CPU time (this process, all threads) and this thread's run time of `fn`, in ms. */
 async function timed(
   fn: () => Promise<unknown>,
 ): Promise<{ wall: number; cpu: number; thread: number }> {
