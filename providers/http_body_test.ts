@@ -99,26 +99,18 @@ Deno.test("a request body goes out with Content-Length and never chunked", async
   }
 });
 
-// fetch copies every body into a buffer outside the JS heap. Without the scavenge before each
-// request, 120 bodies of 400 KB pile up to the external-memory limit (~50 MB) before a full
-// collection frees them.
-Deno.test("the launcher's flags free each sent body's copy early", async () => {
+/**
+ * Runs `loop` (statements after `postForStream` is imported and the fake server's URL is in
+ * `url`) in a process of its own with the launcher's V8 flags plus `extraV8`; returns its
+ * stdout and how many bodies the server received.
+ */
+async function postScript(loop: string, extraV8 = ""): Promise<{ stdout: string; bodies: number }> {
   const dir = await Deno.makeTempDir();
   const script = `${dir}/post.ts`;
   const http = new URL("./http.ts", import.meta.url).href;
   await Deno.writeTextFile(
     script,
-    `import { postForStream } from ${JSON.stringify(http)};
-const url = Deno.args[0];
-const bytes = new Uint8Array(400_000).fill(0x61);
-let peak = 0;
-for (let i = 0; i < 120; i++) {
-  const r = await postForStream({ provider: "p", url, headers: {}, body: bytes, signal: AbortSignal.timeout(10_000) });
-  await r.body?.cancel();
-  peak = Math.max(peak, Deno.memoryUsage().external);
-}
-console.log(peak);
-`,
+    `import { postForStream } from ${JSON.stringify(http)};\nconst url = Deno.args[0];\n${loop}`,
   );
   const server = rawServer();
   try {
@@ -129,7 +121,7 @@ console.log(peak);
         "run",
         "--allow-net",
         `--allow-read=${fileURLToPath(new URL("..", import.meta.url))},${dir}`,
-        v8!,
+        extraV8 ? `${v8},${extraV8}` : v8!,
         script,
         server.url,
       ],
@@ -137,25 +129,37 @@ console.log(peak);
       stderr: "piped",
     }).output();
     assert.ok(out.success, new TextDecoder().decode(out.stderr));
-    const peakMb = Number(new TextDecoder().decode(out.stdout).trim()) / 1e6;
-    assert.equal(server.bodies.length, 120);
-    assert.ok(peakMb < 16, `external memory peaked at ${peakMb.toFixed(1)} MB`);
+    return { stdout: new TextDecoder().decode(out.stdout), bodies: server.bodies.length };
   } finally {
     server.close();
     await Deno.remove(dir, { recursive: true });
   }
+}
+
+// fetch copies every body into a buffer outside the JS heap. Without the scavenge before each
+// request, 120 bodies of 400 KB pile up to the external-memory limit (~50 MB) before a full
+// collection frees them.
+Deno.test("the launcher's flags free each sent body's copy early", async () => {
+  const { stdout, bodies } = await postScript(`
+const bytes = new Uint8Array(400_000).fill(0x61);
+let peak = 0;
+for (let i = 0; i < 120; i++) {
+  const r = await postForStream({ provider: "p", url, headers: {}, body: bytes, signal: AbortSignal.timeout(10_000) });
+  await r.body?.cancel();
+  peak = Math.max(peak, Deno.memoryUsage().external);
+}
+console.log(peak);
+`);
+  const peakMb = Number(stdout.trim()) / 1e6;
+  assert.equal(bodies, 120);
+  assert.ok(peakMb < 16, `external memory peaked at ${peakMb.toFixed(1)} MB`);
 });
 
 // Objects that live across a few requests reach the old generation and die there; V8 alone
 // lets a small heap grow well past its live size before collecting it.
 Deno.test("a heap grown 4 MB past its live size is collected before the next request", async () => {
-  const dir = await Deno.makeTempDir();
-  const script = `${dir}/post.ts`;
-  const http = new URL("./http.ts", import.meta.url).href;
-  await Deno.writeTextFile(
-    script,
-    `import { postForStream } from ${JSON.stringify(http)};
-const url = Deno.args[0];
+  const { stdout } = await postScript(
+    `
 const body = new Uint8Array(40_000).fill(0x61);
 const ring: unknown[][] = [];
 let peak = 0;
@@ -169,31 +173,11 @@ for (let i = 0; i < 150; i++) {
 }
 console.log("peak", peak);
 `,
+    "--trace-gc",
   );
-  const server = rawServer();
-  try {
-    const v8 = RUN_FLAGS.find((f) => f.startsWith("--v8-flags="))!;
-    const out = await new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-net",
-        `--allow-read=${fileURLToPath(new URL("..", import.meta.url))},${dir}`,
-        `${v8},--trace-gc`,
-        script,
-        server.url,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(out.stdout);
-    assert.ok(out.success, new TextDecoder().decode(out.stderr));
-    // `gc({ type: "major" })` is traced with the reason "testing"; V8's own are not.
-    const full = text.split("\n").filter((line) => /Mark-Compact.*testing/.test(line));
-    assert.ok(full.length >= 3, `${full.length} full collections asked for:\n${text.slice(-2000)}`);
-    const peakMb = Number(/peak (\d+)/.exec(text)![1]) / 2 ** 20;
-    assert.ok(peakMb < 16, `the heap peaked at ${peakMb.toFixed(1)} MB`);
-  } finally {
-    server.close();
-    await Deno.remove(dir, { recursive: true });
-  }
+  // `gc({ type: "major" })` is traced with the reason "testing"; V8's own are not.
+  const full = stdout.split("\n").filter((line) => /Mark-Compact.*testing/.test(line));
+  assert.ok(full.length >= 3, `${full.length} full collections asked for:\n${stdout.slice(-2000)}`);
+  const peakMb = Number(/peak (\d+)/.exec(stdout)![1]) / 2 ** 20;
+  assert.ok(peakMb < 16, `the heap peaked at ${peakMb.toFixed(1)} MB`);
 });
