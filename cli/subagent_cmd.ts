@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { reasonixHome } from "../core/config/mod.ts";
-import { profileDirs, profileFromSkill } from "../core/subagent/profile.ts";
+import { listProfiles, profileFromSkill } from "../core/subagent/profile.ts";
 import type { AgentEvent } from "../core/agent/events.ts";
 import type { SubagentResult } from "../core/subagent/runner.ts";
 import { SubagentRefusal } from "../core/subagent/runner.ts";
@@ -24,30 +24,12 @@ import { syncWriter } from "./render_plain.ts";
 export async function subagentList(opts: { json: boolean }): Promise<number> {
   const root = await Deno.realPath(Deno.cwd());
   const home = reasonixHome(Deno.env.toObject());
-  const seen = new Set<string>();
-  const found: { name: string; description: string; readOnly: boolean; path: string }[] = [];
-  for (const dir of profileDirs({ root, home, userHome: Deno.env.get("HOME") })) {
-    let entries: Deno.DirEntry[] = [];
-    try {
-      entries = [...Deno.readDirSync(dir)];
-    } catch {
-      continue;
-    }
-    for (const entry of entries.sort((a, b) => a.name < b.name ? -1 : 1)) {
-      const path = join(dir, entry.name, "SKILL.md");
-      const text = await Deno.readTextFile(path).catch(() => undefined);
-      const profile = text === undefined ? undefined : profileFromSkill(text, entry.name);
-      // Listed by folder: the name `subagent try|run`, `/<name>` and `task` find it by.
-      if (!profile || seen.has(entry.name)) continue;
-      seen.add(entry.name);
-      found.push({
-        name: entry.name,
-        description: profile.description,
-        readOnly: profile.readOnly === true,
-        path,
-      });
-    }
-  }
+  const found = (await listProfiles({ root, home, userHome: Deno.env.get("HOME") })).map((p) => ({
+    name: p.name,
+    description: p.description,
+    readOnly: p.readOnly === true,
+    path: p.path,
+  }));
   if (opts.json) {
     console.log(JSON.stringify(found));
     return EXIT_OK;

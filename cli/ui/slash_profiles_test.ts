@@ -89,6 +89,8 @@ Deno.test("profiles are listed once by the name they run under, the first direct
     await write(join(home, "skills", "empty", "SKILL.md"), skill({ runAs: "subagent" }, ""));
     const listed = await listProfiles({ root, home });
     assert.deepEqual(listed.map((p) => [p.name, p.description]), [["tester", "Runs tests"]]);
+    // The file it came from: not the .reasonix one before it, which is no profile.
+    assert.equal(listed[0].path, join(root, ".claude", "skills", "tester", "SKILL.md"));
     const help = helpLines(slashCatalog([], [], listed)).join("\n");
     assert.match(help, /Subagent profiles\n {2}\/tester <task> +Runs tests \(subagent\)/);
   } finally {

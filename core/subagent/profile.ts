@@ -131,15 +131,21 @@ export async function findProfile(
   return undefined;
 }
 
+/** A profile of {@linkcode listProfiles}, with the file it came from. */
+export interface ListedProfile extends Profile {
+  /** Its `SKILL.md`. */
+  path: string;
+}
+
 /**
  * Every profile, each under the name {@linkcode findProfile} finds it by (its folder's) and
  * each name once, the first directory that has it winning as there; sorted by name, for the
- * interactive UI's slash completion.
+ * interactive UI's slash completion and `reasonix subagent list`.
  */
 export async function listProfiles(
   opts: ProfileDirs,
-): Promise<Profile[]> {
-  const found = new Map<string, Profile>();
+): Promise<ListedProfile[]> {
+  const found = new Map<string, ListedProfile>();
   for (const place of profilePlaces(opts)) {
     let entries: { name: string; isDirectory: boolean; isSymlink: boolean }[];
     try {
@@ -152,7 +158,8 @@ export async function listProfiles(
       if (found.has(entry.name)) continue;
       const text = await skillText(place, entry.name);
       const profile = text === undefined ? undefined : profileFromSkill(text, entry.name);
-      if (profile) found.set(entry.name, { ...profile, name: entry.name });
+      const path = join(place.dir, entry.name, "SKILL.md");
+      if (profile) found.set(entry.name, { ...profile, name: entry.name, path });
     }
   }
   return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
