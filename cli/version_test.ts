@@ -35,12 +35,21 @@ Deno.test("reasonix --version --json prints one JSON line; --version stays one p
     assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
     return new TextDecoder().decode(out.stdout);
   };
-  for (const args of [["--version", "--json"], ["--json", "--version"], ["-v", "--json"]]) {
+  const asJson = [
+    ["--version", "--json"],
+    ["--json", "--version"],
+    ["-v", "--json"],
+    // Other global options first: the command tree answers, the same way.
+    ["-m", "some-model", "--version", "--json"],
+    ["--permission-mode", "plan", "-v", "--json"],
+  ];
+  for (const args of asJson) {
     const text = await run(...args);
     assert.equal(text.split("\n").length, 2, text);
-    assert.deepEqual(JSON.parse(text), versionReport());
+    assert.deepEqual(JSON.parse(text), versionReport(), args.join(" "));
   }
   assert.equal(await run("--version"), `reasonix ${DEV_VERSION}\n`);
+  assert.equal(await run("-m", "some-model", "--version"), `reasonix ${DEV_VERSION}\n`);
 });
 
 Deno.test("a release build's version, commit and target replace the development ones", () => {

@@ -53,6 +53,14 @@ export function commandPath(command: Command): string {
 
 const EXIT_CODES = new WeakMap<Command, number>();
 
+/** The command line {@link execute} is parsing with each root. */
+const ARGVS = new WeakMap<Command, readonly string[]>();
+
+/** The whole command line being parsed by the tree `command` belongs to (empty outside). */
+export function parsedArgv(command: Command): readonly string[] {
+  return ARGVS.get(rootOf(command)) ?? [];
+}
+
 function rootOf(command: Command): Command {
   let root = command;
   while (root.parent) root = root.parent;
@@ -122,6 +130,7 @@ export function configureTree(root: Command, io: CliIo): void {
  */
 export async function execute(root: Command, argv: string[], io: CliIo): Promise<number> {
   EXIT_CODES.delete(root);
+  ARGVS.set(root, argv);
   try {
     await root.parseAsync(argv, { from: "user" });
   } catch (error) {

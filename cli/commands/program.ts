@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Command, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { EXIT_OK, EXIT_USAGE } from "../exit_codes.ts";
 import { lazyImport } from "../lazy.ts";
 import { permissionFlags } from "../permission_flags.ts";
@@ -14,7 +14,7 @@ import { defineAcp } from "./acp.ts";
 import { defineCompletions } from "./completions.ts";
 import { defineConfig } from "./config.ts";
 import { defineDoctor } from "./doctor.ts";
-import { action, type CliContext, unknownCommand } from "./execute.ts";
+import { action, type CliContext, parsedArgv, unknownCommand } from "./execute.ts";
 import { defineMcp } from "./mcp.ts";
 import { addOptions, addPermissionOptions } from "./options.ts";
 import { defineRun } from "./run.ts";
@@ -73,8 +73,15 @@ export function buildProgram(ctx: CliContext): Command {
     // Options before a subcommand are the program's; after it, the subcommand's own.
     .enablePositionalOptions()
     .optionsGroup("Global options:")
-    .version(`reasonix ${version()}`, "-v, --version", "print the version")
+    .option("-v, --version", "print the version (with --json: as JSON)")
     .helpOption("-h, --help", "show help (also: reasonix <command> --help)");
+  // Not commander's own version option, which prints plain text and stops where it stands:
+  // `--json` may come after it, and other global options before it.
+  program.on("option:version", () => {
+    const json = parsedArgv(program).includes("--json");
+    ctx.io.out(json ? JSON.stringify(versionReport()) : `reasonix ${version()}`);
+    throw new CommanderError(EXIT_OK, "commander.version", version());
+  });
   addOptions(program, [CWD_OPTION])
     .optionsGroup("Interactive session options:")
     .addOption(
