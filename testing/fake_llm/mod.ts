@@ -21,3 +21,4 @@ export { computeUsage, openAiErrorBody, tokensFor } from "./openai_format.ts";
 export { anthropicErrorBody, computeAnthropicUsage } from "./anthropic_format.ts";
 export { computeResponsesUsage } from "./responses_format.ts";
 export { commonPrefix, startFakeLlm } from "./server.ts";
+export { fakeToolCall } from "./tool_call.ts";

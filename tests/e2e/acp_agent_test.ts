@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeLlm, FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { cliEnv, makeHome, makeRepo, REASONIX_TASK } from "./support.ts";
 
@@ -117,10 +117,6 @@ async function initialize(agent: acp.ClientContext): Promise<acp.InitializeRespo
     clientCapabilities: {},
     clientInfo: { name: "reasonix-e2e", version: "1" },
   });
-}
-
-function call(name: string, args: unknown, id: string) {
-  return { id, name, arguments: JSON.stringify(args) };
 }
 
 /** Updates of `kind` for `sessionId`. */
@@ -272,7 +268,7 @@ Deno.test("acp: initialize, session/new with modes and commands, a prompt with s
 const EDIT_SCRIPT: FakeStep[] = [
   {
     text: "Changing the note.",
-    toolCalls: [call("edit_file", {
+    toolCalls: [fakeToolCall("edit_file", {
       path: "note.txt",
       old_string: "hello",
       new_string: "goodbye",
@@ -424,7 +420,7 @@ Deno.test("acp: session/load replays an earlier session's messages, then continu
       {
         reasoning: "Listing first.",
         text: "Let me look.",
-        toolCalls: [call("ls", {}, "call_ls")],
+        toolCalls: [fakeToolCall("ls", {}, "call_ls")],
       },
       { text: "I will remember the banana." },
       { text: "You said banana." },
@@ -497,11 +493,11 @@ const PLAN = "## Plan for b.txt\n\n1. Create **b.txt** with one line.\n2. Say wh
 /** Writes, hands the plan in when plan mode refuses, writes once approved. */
 function planScript(req: RecordedRequest): FakeStep {
   const last = (req.body as { messages: { role: string; content: string }[] }).messages.at(-1)!;
-  const write = call("write_file", { path: "b.txt", content: "b\n" }, "call_write");
+  const write = fakeToolCall("write_file", { path: "b.txt", content: "b\n" }, "call_write");
   if (last.role === "user") return { toolCalls: [{ ...write, id: "call_write_1" }] };
   if (last.content.startsWith("Plan mode is on")) {
     return {
-      toolCalls: [call("use_capability", {
+      toolCalls: [fakeToolCall("use_capability", {
         capability: "exit_plan_mode",
         arguments: { plan: PLAN },
       }, "call_exit")],
@@ -561,7 +557,7 @@ Deno.test("acp: a planner's plan arrives as a plan update before the executor an
     (req.body as { model: string }).model === "plan-model"
       ? {
         text: "Reading the auth code.",
-        toolCalls: [call("submit_plan", plan, "call_plan")],
+        toolCalls: [fakeToolCall("submit_plan", plan, "call_plan")],
       }
       : { text: "Carried out the plan." };
   await withSetup(

@@ -9,7 +9,12 @@ import { openHost } from "../../cli/host.ts";
 import type { AgentEvent, UserInput } from "../../core/agent/events.ts";
 import { Coordinator } from "../../core/coordinator/mod.ts";
 import { readTranscript } from "../../core/store/transcript.ts";
-import { type FakeScript, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
+import {
+  type FakeScript,
+  fakeToolCall,
+  type RecordedRequest,
+  startFakeLlm,
+} from "../fake_llm/mod.ts";
 import { makeRepo, runReasonix } from "./support.ts";
 import { fixtureServerToml } from "../mcp/servers.ts";
 
@@ -21,10 +26,6 @@ const PLAN = {
   candidates: [{ path: "src/session.ts" }],
   verification: ["deno test"],
 };
-
-function call(name: string, args: unknown) {
-  return { name, arguments: JSON.stringify(args) };
-}
 
 interface Setup {
   repo: string;
@@ -179,10 +180,10 @@ Deno.test("without a planner route the executor alone runs and the planner is ne
 Deno.test("plan first: an Anthropic planner researches, the OpenAI executor gets only the plan", async () => {
   const s = await setup({
     planner: [
-      { toolCalls: [call("read_file", { path: "src/auth.ts" })] },
-      { toolCalls: [call("submit_plan", PLAN)] },
+      { toolCalls: [fakeToolCall("read_file", { path: "src/auth.ts" })] },
+      { toolCalls: [fakeToolCall("submit_plan", PLAN)] },
       // The second planner turn of the session.
-      { toolCalls: [call("submit_plan", { ...PLAN, title: "Second" })] },
+      { toolCalls: [fakeToolCall("submit_plan", { ...PLAN, title: "Second" })] },
     ],
     executor: [{ text: "fixed" }, { text: "fixed again" }, { text: "you are welcome" }],
   });
@@ -248,7 +249,7 @@ Deno.test("plan first: an Anthropic planner researches, the OpenAI executor gets
 
 Deno.test("plan only saves the plan, ends the turn and never calls the executor", async () => {
   const s = await setup({
-    planner: [{ toolCalls: [call("submit_plan", PLAN)] }],
+    planner: [{ toolCalls: [fakeToolCall("submit_plan", PLAN)] }],
     executor: [],
   });
   const { coordinator, close } = await s.open();
@@ -272,7 +273,7 @@ Deno.test("plan only saves the plan, ends the turn and never calls the executor"
 
 Deno.test("plan and approve: headless waits, --approve-plan carries it out later", async () => {
   const s = await setup({
-    planner: [{ toolCalls: [call("submit_plan", PLAN)] }],
+    planner: [{ toolCalls: [fakeToolCall("submit_plan", PLAN)] }],
     executor: [{ text: "carried out" }],
   });
   let session: string;
@@ -306,8 +307,8 @@ Deno.test("plan and approve: headless waits, --approve-plan carries it out later
 Deno.test("plan and approve interactively: a person approves or rejects in the stream", async () => {
   const s = await setup({
     planner: [
-      { toolCalls: [call("submit_plan", PLAN)] },
-      { toolCalls: [call("submit_plan", PLAN)] },
+      { toolCalls: [fakeToolCall("submit_plan", PLAN)] },
+      { toolCalls: [fakeToolCall("submit_plan", PLAN)] },
     ],
     executor: [{ text: "done" }],
   });
@@ -339,7 +340,7 @@ Deno.test("a planner that answers in prose fails closed and its turn is rolled b
     planner: [
       { text: "Here is my plan: just edit it." },
       { text: "I already told you." },
-      { toolCalls: [call("submit_plan", PLAN)] },
+      { toolCalls: [fakeToolCall("submit_plan", PLAN)] },
     ],
     executor: [{ text: "ran" }],
   });
@@ -365,7 +366,7 @@ Deno.test("a planner that answers in prose fails closed and its turn is rolled b
 });
 
 Deno.test("a planner that never converges gets one final round, then fails closed", async () => {
-  const reads = (_req: RecordedRequest) => ({ toolCalls: [call("ls", { path: "." })] });
+  const reads = (_req: RecordedRequest) => ({ toolCalls: [fakeToolCall("ls", { path: "." })] });
   const s = await setup({ planner: reads, executor: [] }, { plannerTurns: 3 });
   const { coordinator, close } = await s.open();
   try {
@@ -396,7 +397,7 @@ Deno.test("a configured planner model that cannot be resolved is a configuration
 
 Deno.test("reasonix run --plan approve, then --continue --approve-plan, with --json", async () => {
   const s = await setup({
-    planner: [{ toolCalls: [call("submit_plan", PLAN)] }],
+    planner: [{ toolCalls: [fakeToolCall("submit_plan", PLAN)] }],
     executor: [{ text: "carried out" }],
   });
   const env = { EXEC_KEY: "sk-exec", PLAN_KEY: "sk-plan" };
@@ -469,14 +470,14 @@ function lastAnthropicResult(req: RecordedRequest): string {
 Deno.test("the planner reaches MCP only through use_capability, and never a destructive tool", async () => {
   const s = await setup({
     planner: [
-      { toolCalls: [call("use_capability", {})] },
-      { toolCalls: [call("use_capability", { capability: "mcp:fx:delete_everything" })] },
+      { toolCalls: [fakeToolCall("use_capability", {})] },
+      { toolCalls: [fakeToolCall("use_capability", { capability: "mcp:fx:delete_everything" })] },
       {
         toolCalls: [
-          call("use_capability", { capability: "mcp:fx:echo", arguments: { text: "hi" } }),
+          fakeToolCall("use_capability", { capability: "mcp:fx:echo", arguments: { text: "hi" } }),
         ],
       },
-      { toolCalls: [call("submit_plan", PLAN)] },
+      { toolCalls: [fakeToolCall("submit_plan", PLAN)] },
     ],
     executor: [{ text: "ok" }],
   }, { extraToml: MCP_SERVER });
@@ -502,8 +503,8 @@ Deno.test("the planner reaches MCP only through use_capability, and never a dest
 Deno.test("reasonix run --plan only --output-format stream-json: route and plan lines", async () => {
   const s = await setup({
     planner: [
-      { toolCalls: [call("read_file", { path: "src/auth.ts" })] },
-      { toolCalls: [call("submit_plan", PLAN)] },
+      { toolCalls: [fakeToolCall("read_file", { path: "src/auth.ts" })] },
+      { toolCalls: [fakeToolCall("submit_plan", PLAN)] },
     ],
     executor: [],
   });
@@ -535,7 +536,7 @@ Deno.test("reasonix run --plan only --output-format stream-json: route and plan 
 
 Deno.test("without a planner model a plan route runs the executor in Plan mode", async () => {
   const exitPlan = (plan: string) =>
-    call("use_capability", { capability: "exit_plan_mode", arguments: { plan } });
+    fakeToolCall("use_capability", { capability: "exit_plan_mode", arguments: { plan } });
   const s = await setup({
     planner: [],
     executor: (req: RecordedRequest) => {
@@ -547,11 +548,11 @@ Deno.test("without a planner model a plan route runs the executor in Plan mode",
         .length;
       if (user.includes("<plan id=")) {
         return tools === 0
-          ? { toolCalls: [call("write_file", { path: "done.txt", content: "ok" })] }
+          ? { toolCalls: [fakeToolCall("write_file", { path: "done.txt", content: "ok" })] }
           : { text: "carried out" };
       }
       if (tools === 0) {
-        return { toolCalls: [call("write_file", { path: "early.txt", content: "x" })] };
+        return { toolCalls: [fakeToolCall("write_file", { path: "early.txt", content: "x" })] };
       }
       if (tools === 1) return { toolCalls: [exitPlan("# Fix login\n\n1. Trim the password")] };
       return { text: "The plan needs your approval." };
@@ -593,7 +594,7 @@ Deno.test("without a planner model a plan route runs the executor in Plan mode",
 
 Deno.test("an explicit goal start plans its first round; without a planner it runs as is", async () => {
   const s = await setup({
-    planner: [{ toolCalls: [call("submit_plan", PLAN)] }],
+    planner: [{ toolCalls: [fakeToolCall("submit_plan", PLAN)] }],
     executor: [{ text: "round one" }, { text: "round two" }],
   });
   const { coordinator, close } = await s.open();

@@ -4,10 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo, runReasonix } from "./support.ts";
 import {
-  call,
   complete,
   delegate,
   firstUser,
@@ -34,20 +33,20 @@ const PLAN = {
 
 const CHILDREN = {
   firstly: steps(
-    { toolCalls: [call("write_file", { path: "shared.txt", content: "1\n" })] },
+    { toolCalls: [fakeToolCall("write_file", { path: "shared.txt", content: "1\n" })] },
     complete("complete", [{ criterion: "written", kind: "diff", paths: ["shared.txt"] }]),
     { text: "first done" },
   ),
   secondly: steps(
-    { toolCalls: [call("write_file", { path: "shared.txt", content: "2\n" })] },
+    { toolCalls: [fakeToolCall("write_file", { path: "shared.txt", content: "2\n" })] },
     complete("complete", [{ criterion: "rewritten", kind: "files", paths: ["shared.txt"] }]),
     { text: "second done" },
   ),
   liar: steps(
     {
       toolCalls: [
-        call("read_file", { path: "liar/spec.md" }),
-        call("write_file", { path: "liar/a.ts", content: "a\n" }),
+        fakeToolCall("read_file", { path: "liar/spec.md" }),
+        fakeToolCall("write_file", { path: "liar/a.ts", content: "a\n" }),
       ],
     },
     complete("complete", [
@@ -59,8 +58,8 @@ const CHILDREN = {
     { text: "all done, tests pass" },
   ),
   escapee: steps(
-    { toolCalls: [call("write_file", { path: "src/b.ts", content: "x\n" })] },
-    { toolCalls: [call("write_file", { path: "lib/x.ts", content: "x\n" })] },
+    { toolCalls: [fakeToolCall("write_file", { path: "src/b.ts", content: "x\n" })] },
+    { toolCalls: [fakeToolCall("write_file", { path: "lib/x.ts", content: "x\n" })] },
     { text: "wrote lib/x.ts" },
   ),
 };
@@ -141,7 +140,11 @@ Deno.test("nested runs count as subagent_nested_runs", async () => {
     script: script(delegate({ tasks: [{ prompt: "outer: ask inside", read_only: true }] }), {
       outer: (req) =>
         lastTool(req) === undefined
-          ? { toolCalls: [call("task", { tasks: [{ prompt: "inner: look", read_only: true }] })] }
+          ? {
+            toolCalls: [
+              fakeToolCall("task", { tasks: [{ prompt: "inner: look", read_only: true }] }),
+            ],
+          }
           : { text: "outer done" },
       inner: steps({ text: "inner done" }),
     }),
@@ -180,7 +183,7 @@ Deno.test("--ablate subagent removes task; a profile still delegates and the cou
     script: (req) => {
       if (system(req).startsWith("You are an explorer")) {
         return lastTool(req) === undefined
-          ? { toolCalls: [call("read_file", { path: "a.ts" })] }
+          ? { toolCalls: [fakeToolCall("read_file", { path: "a.ts" })] }
           : { text: "a.ts holds a" };
       }
       return { text: "parent answer" };

@@ -7,6 +7,7 @@ import type { AgentEvent } from "../../core/agent/events.ts";
 import type { AgentSpec } from "../../core/host/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo } from "./support.ts";
+import { fakeToolCall } from "../fake_llm/mod.ts";
 
 /** A message of a recorded request. */
 export interface Msg {
@@ -34,11 +35,6 @@ export function firstUser(req: RecordedRequest): string {
 export function lastTool(req: RecordedRequest): string | undefined {
   const last = messages(req).at(-1);
   return last?.role === "tool" ? last.content ?? "" : undefined;
-}
-
-/** A tool call step. */
-export function call(name: string, args: unknown): { name: string; arguments: string } {
-  return { name, arguments: JSON.stringify(args) };
 }
 
 /** Whether a request is a child's. */
@@ -70,7 +66,7 @@ export function delegate(args: unknown): (req: RecordedRequest) => FakeStep {
   return (req) => {
     const result = lastTool(req);
     if (result !== undefined) return { text: `report: ${result}` };
-    return { toolCalls: [call("task", args)] };
+    return { toolCalls: [fakeToolCall("task", args)] };
   };
 }
 
@@ -81,7 +77,7 @@ export function complete(
 ): FakeStep {
   return {
     toolCalls: [
-      call("complete_subtask", {
+      fakeToolCall("complete_subtask", {
         status,
         summary: `${status} work`,
         acceptance_criteria: criteria,

@@ -4,10 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import {
-  call,
   complete,
   delegate,
   firstUser,
@@ -59,7 +58,7 @@ Deno.test("research → backend ∥ frontend → integration → review runs in 
       research: timed(
         "research",
         steps(
-          { toolCalls: [call("read_file", { path: "api.md" })] },
+          { toolCalls: [fakeToolCall("read_file", { path: "api.md" })] },
           { text: "the api lives in server/" },
         ),
       ),
@@ -67,7 +66,7 @@ Deno.test("research → backend ∥ frontend → integration → review runs in 
         "backend",
         steps(
           {
-            toolCalls: [call("write_file", { path: "server/api.ts", content: "v1\n" })],
+            toolCalls: [fakeToolCall("write_file", { path: "server/api.ts", content: "v1\n" })],
             delayMs: 200,
           },
           complete("complete", [{ criterion: "endpoint", kind: "diff", paths: ["server/api.ts"] }]),
@@ -78,9 +77,9 @@ Deno.test("research → backend ∥ frontend → integration → review runs in 
         "frontend",
         steps(
           // Outside its claim: refused, and the host says so.
-          { toolCalls: [call("write_file", { path: "server/hack.ts", content: "x" })] },
+          { toolCalls: [fakeToolCall("write_file", { path: "server/hack.ts", content: "x" })] },
           {
-            toolCalls: [call("write_file", { path: "web/app.ts", content: "app\n" })],
+            toolCalls: [fakeToolCall("write_file", { path: "web/app.ts", content: "app\n" })],
             delayMs: 200,
           },
           complete("complete", [{ criterion: "client", kind: "files", paths: ["web/app.ts"] }]),
@@ -90,8 +89,10 @@ Deno.test("research → backend ∥ frontend → integration → review runs in 
       integration: timed(
         "integration",
         steps(
-          { toolCalls: [call("write_file", { path: "server/api.ts", content: "v2\n" })] },
-          { toolCalls: [call("write_file", { path: "tests/api_test.ts", content: "t\n" })] },
+          { toolCalls: [fakeToolCall("write_file", { path: "server/api.ts", content: "v2\n" })] },
+          {
+            toolCalls: [fakeToolCall("write_file", { path: "tests/api_test.ts", content: "t\n" })],
+          },
           complete("complete", [{
             criterion: "tested",
             kind: "diff",
@@ -103,7 +104,7 @@ Deno.test("research → backend ∥ frontend → integration → review runs in 
       review: timed(
         "review",
         steps(
-          { toolCalls: [call("read_file", { path: "server/api.ts" })] },
+          { toolCalls: [fakeToolCall("read_file", { path: "server/api.ts" })] },
           { text: "looks right" },
         ),
       ),
@@ -202,7 +203,7 @@ Deno.test("preflight refuses a duplicate id, an unknown id, a self-loop and a cy
       const user = [...(req.body as { messages: { role: string; content: string }[] }).messages]
         .reverse().find((m) => m.role === "user")!.content;
       const key = Object.keys(plans).find((k) => user.includes(`plan ${k}`))!;
-      return { toolCalls: [call("task", plans[key])] };
+      return { toolCalls: [fakeToolCall("task", plans[key])] };
     },
   });
   const s = await openSession(fake, {});
@@ -283,7 +284,7 @@ Deno.test("fail_fast stops starting new items and lets a running writer finish",
       {
         slowpoke: steps(
           {
-            toolCalls: [call("write_file", { path: "slow/out.txt", content: "kept\n" })],
+            toolCalls: [fakeToolCall("write_file", { path: "slow/out.txt", content: "kept\n" })],
             delayMs: 150,
           },
           complete("complete", [{ criterion: "written", kind: "diff", paths: ["slow/out.txt"] }]),

@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import { RUN_FLAGS } from "../../cli/release/compile.ts";
 import { cliEnv, CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
-import { call, delegate, firstUser, isChild, script, steps } from "./delegation_support.ts";
+import { delegate, firstUser, isChild, script, steps } from "./delegation_support.ts";
 
 const PLAN = {
   tasks: [
@@ -71,7 +71,7 @@ Deno.test("a half-finished fleet resumes after a crash: finished items keep thei
     script: script(delegate(PLAN), {
       alpha: steps({ text: "alpha result" }),
       bravo: steps({
-        toolCalls: [call("bash", { command: "touch bravo.marker && sleep 30" })],
+        toolCalls: [fakeToolCall("bash", { command: "touch bravo.marker && sleep 30" })],
       }),
     }),
   });

@@ -10,14 +10,10 @@ import { openHost } from "../../cli/host.ts";
 import { HostBackend } from "../../cli/ui/backend.ts";
 import { UiApprovalBroker } from "../../cli/ui/broker.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo } from "./support.ts";
 import { fixtureServerToml } from "../mcp/servers.ts";
-
-function call(name: string, args: unknown) {
-  return { name, arguments: JSON.stringify(args) };
-}
 
 /** The newest tool result of a request. */
 function lastToolResult(req: RecordedRequest): string {
@@ -45,7 +41,7 @@ Deno.test("the MCP server process survives /model, /resume and /new on one host"
       pids.push(Number(lastToolResult(req)));
       return { text: `pid ${pids.at(-1)}` };
     }
-    return { toolCalls: [call("mcp__fx__pid", {})] };
+    return { toolCalls: [fakeToolCall("mcp__fx__pid", {})] };
   };
   const fake = await startFakeLlm({ script });
   const repo = await makeRepo({});
@@ -99,8 +95,8 @@ Deno.test("the MCP server process survives /model, /resume and /new on one host"
 
 Deno.test("a front end that uses only the event loop drives a session with approvals", async () => {
   const script: FakeStep[] = [
-    { toolCalls: [call("bash", { command: "echo approved-run > out.txt" })] },
-    { toolCalls: [call("bash", { command: "echo refused-run > no.txt" })] },
+    { toolCalls: [fakeToolCall("bash", { command: "echo approved-run > out.txt" })] },
+    { toolCalls: [fakeToolCall("bash", { command: "echo refused-run > no.txt" })] },
     { text: "Done: one command ran, one was refused." },
   ];
   const fake = await startFakeLlm({ script });
@@ -149,7 +145,7 @@ Deno.test("a front end that uses only the event loop drives a session with appro
 
 Deno.test("a headless agent of the same host fails closed: nobody is asked", async () => {
   const script: FakeStep[] = [
-    { toolCalls: [call("bash", { command: "echo x > out.txt" })] },
+    { toolCalls: [fakeToolCall("bash", { command: "echo x > out.txt" })] },
     { text: "Could not run it." },
   ];
   const fake = await startFakeLlm({ script });

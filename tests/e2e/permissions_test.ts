@@ -4,13 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo, runReasonix } from "./support.ts";
-
-function call(name: string, args: unknown) {
-  return { name, arguments: JSON.stringify(args) };
-}
 
 /** The tool results the model saw in a request, in order. */
 function toolResults(req: RecordedRequest): string[] {
@@ -46,7 +42,7 @@ async function scripted(
 }
 
 Deno.test("headless ask fails closed, tells the model what would allow it, and lists the decision", async () => {
-  const run = await scripted([], [call("bash", { command: "touch pwned" })]);
+  const run = await scripted([], [fakeToolCall("bash", { command: "touch pwned" })]);
   try {
     assert.equal(run.result.code, 3, "finished, but an action was refused");
     const summary = JSON.parse(run.result.stdout);
@@ -89,9 +85,9 @@ Deno.test("headless ask fails closed, tells the model what would allow it, and l
 
 Deno.test("--allow approves exactly the allowed command and nothing chained to it", async () => {
   const run = await scripted(["--allow", "Bash(git status:*)"], [
-    call("bash", { command: "git status --short" }),
-    call("bash", { command: "git status && touch pwned" }),
-    call("read_file", { path: "keep.txt" }),
+    fakeToolCall("bash", { command: "git status --short" }),
+    fakeToolCall("bash", { command: "git status && touch pwned" }),
+    fakeToolCall("read_file", { path: "keep.txt" }),
   ]);
   try {
     const summary = JSON.parse(run.result.stdout);
@@ -114,7 +110,7 @@ Deno.test("--allow approves exactly the allowed command and nothing chained to i
 
 Deno.test("--deny holds even in yolo, against a wrapped command", async () => {
   const run = await scripted(["--permission-mode", "yolo", "--deny", "Bash(rm:*)"], [
-    call("bash", { command: "echo keep.txt | xargs rm" }),
+    fakeToolCall("bash", { command: "echo keep.txt | xargs rm" }),
   ]);
   try {
     const [decision] = JSON.parse(run.result.stdout).permissions;
@@ -130,8 +126,8 @@ Deno.test("--deny holds even in yolo, against a wrapped command", async () => {
 
 Deno.test("a write outside the workspace fails closed naming [sandbox].allow_write", async () => {
   const run = await scripted(["--permission-mode", "accept-edits"], [
-    call("write_file", { path: "../escaped.txt", content: "x" }),
-    call("write_file", { path: "inside.txt", content: "x" }),
+    fakeToolCall("write_file", { path: "../escaped.txt", content: "x" }),
+    fakeToolCall("write_file", { path: "inside.txt", content: "x" }),
   ]);
   try {
     const summary = JSON.parse(run.result.stdout);
@@ -149,9 +145,9 @@ Deno.test("a write outside the workspace fails closed naming [sandbox].allow_wri
 
 Deno.test("read-only mode: commands and writers are refused, reads still work", async () => {
   const run = await scripted(["--permission-mode", "read-only"], [
-    call("bash", { command: "touch created; ls keep.txt" }),
-    call("write_file", { path: "written.txt", content: "x" }),
-    call("grep", { pattern: "keep", output_mode: "files_with_matches" }),
+    fakeToolCall("bash", { command: "touch created; ls keep.txt" }),
+    fakeToolCall("write_file", { path: "written.txt", content: "x" }),
+    fakeToolCall("grep", { pattern: "keep", output_mode: "files_with_matches" }),
   ]);
   try {
     assert.equal(run.result.code, 0, run.result.stderr);

@@ -4,13 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
-
-function call(name: string, args: unknown, id?: string) {
-  return { id, name, arguments: JSON.stringify(args) };
-}
 
 /** The tool results of the newest request, by tool call id. */
 function lastToolResults(req: RecordedRequest): string[] {
@@ -23,21 +19,26 @@ function lastToolResults(req: RecordedRequest): string[] {
 }
 
 const FIX_SCRIPT: FakeStep[] = [
-  { reasoning: "Start by looking at the project.", toolCalls: [call("ls", {})] },
-  { text: "Let me run the tests first.", toolCalls: [call("bash", { command: "sh test.sh" })] },
-  { toolCalls: [call("read_file", { path: "math.js" })] },
-  { toolCalls: [call("grep", { pattern: "a - b", output_mode: "content" })] },
-  { toolCalls: [call("glob", { pattern: "**/*.js" })] },
+  { reasoning: "Start by looking at the project.", toolCalls: [fakeToolCall("ls", {})] },
+  {
+    text: "Let me run the tests first.",
+    toolCalls: [fakeToolCall("bash", { command: "sh test.sh" })],
+  },
+  { toolCalls: [fakeToolCall("read_file", { path: "math.js" })] },
+  { toolCalls: [fakeToolCall("grep", { pattern: "a - b", output_mode: "content" })] },
+  { toolCalls: [fakeToolCall("glob", { pattern: "**/*.js" })] },
   {
     reasoning: "add() subtracts; fix the operator.",
-    toolCalls: [call("edit_file", { path: "math.js", old_string: "a - b", new_string: "a + b" })],
+    toolCalls: [
+      fakeToolCall("edit_file", { path: "math.js", old_string: "a - b", new_string: "a + b" }),
+    ],
   },
-  { toolCalls: [call("read_file", { path: "math.js" })] },
-  { toolCalls: [call("bash", { command: "sh test.sh" })] },
+  { toolCalls: [fakeToolCall("read_file", { path: "math.js" })] },
+  { toolCalls: [fakeToolCall("bash", { command: "sh test.sh" })] },
   {
     toolCalls: [
-      call("read_file", { path: "test.js" }, "call_p1"),
-      call("grep", { pattern: "export", output_mode: "files_with_matches" }, "call_p2"),
+      fakeToolCall("read_file", { path: "test.js" }, "call_p1"),
+      fakeToolCall("grep", { pattern: "export", output_mode: "files_with_matches" }, "call_p2"),
     ],
   },
   { text: "Fixed: `add` in math.js subtracted its arguments. The test passes now." },

@@ -5,16 +5,12 @@
  * `tool_use` and `tool_result` paired by id, a `result` line last.
  */
 import assert from "node:assert/strict";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep } from "../fake_llm/mod.ts";
 import { cliEnv, makeHome, makeRepo, REASONIX_TASK, runReasonix } from "./support.ts";
 
 // deno-lint-ignore no-explicit-any
 type Line = Record<string, any>;
-
-function call(name: string, args: unknown, id: string) {
-  return { id, name, arguments: JSON.stringify(args) };
-}
 
 /** Parses stdout as JSON lines; every line must parse. */
 function parseLines(stdout: string): Line[] {
@@ -64,10 +60,13 @@ const TOOL_SCRIPT: FakeStep[] = [
   {
     reasoning: "List the files, then read the note.",
     text: "Looking around.",
-    toolCalls: [call("ls", {}, "call_ls"), call("read_file", { path: "note.txt" }, "call_read")],
+    toolCalls: [
+      fakeToolCall("ls", {}, "call_ls"),
+      fakeToolCall("read_file", { path: "note.txt" }, "call_read"),
+    ],
   },
   // The default preset asks before running commands; a headless run has no one to ask.
-  { toolCalls: [call("bash", { command: "cat note.txt" }, "call_bash")] },
+  { toolCalls: [fakeToolCall("bash", { command: "cat note.txt" }, "call_bash")] },
   { text: "The note says hello." },
 ];
 

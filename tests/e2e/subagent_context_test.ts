@@ -9,7 +9,12 @@ import { type HostSession, openSession } from "./delegation_support.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import type { AgentSpec } from "../../core/host/mod.ts";
 import type { SubagentResult } from "../../core/subagent/mod.ts";
-import { type FakeStep, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
+import {
+  type FakeStep,
+  fakeToolCall,
+  type RecordedRequest,
+  startFakeLlm,
+} from "../fake_llm/mod.ts";
 
 interface Msg {
   role: string;
@@ -27,7 +32,6 @@ const lastTool = (req: RecordedRequest): string | undefined => {
   const last = messages(req).at(-1);
   return last?.role === "tool" ? last.content ?? "" : undefined;
 };
-const call = (name: string, args: unknown) => ({ name, arguments: JSON.stringify(args) });
 const toolNames = (req: RecordedRequest): string[] =>
   (req.body as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name);
 const isChild = (req: RecordedRequest) => /subagent/.test(system(req));
@@ -50,7 +54,7 @@ function delegateOnce(tasks: () => unknown[]) {
   return (req: RecordedRequest): FakeStep =>
     lastTool(req) !== undefined
       ? { text: "reported" }
-      : { toolCalls: [call("task", { tasks: tasks() })] };
+      : { toolCalls: [fakeToolCall("task", { tasks: tasks() })] };
 }
 
 function open(
@@ -185,7 +189,7 @@ Deno.test("plan mode and the reply language reach a child as run options; in pla
     script: script(delegateOnce(() => [{ prompt: "plan: change src", write_paths: ["src"] }]), {
       plan: (req) =>
         toolResults(req) === 0
-          ? { toolCalls: [call("write_file", { path: "src/new.txt", content: "no" })] }
+          ? { toolCalls: [fakeToolCall("write_file", { path: "src/new.txt", content: "no" })] }
           : { text: "I would change src/a.ts" },
     }),
   });
@@ -230,7 +234,7 @@ Deno.test("continue_from appends to a child's transcript; fork_from copies it in
     script: script(
       (req) =>
         lastTool(req) !== undefined ? { text: "reported" } : {
-          toolCalls: [call("task", {
+          toolCalls: [fakeToolCall("task", {
             tasks: !target
               ? [{ prompt: "first: the word is ZEBRA", read_only: true }]
               : viaTool
@@ -355,7 +359,7 @@ async function reservation(wideSteps: FakeStep[]) {
         claimed: (req) => {
           at.claimed.push(Date.now());
           return toolResults(req) === 0
-            ? { toolCalls: [call("write_file", { path: "b/x.txt", content: "b" })] }
+            ? { toolCalls: [fakeToolCall("write_file", { path: "b/x.txt", content: "b" })] }
             : { text: "claimed done" };
         },
       },
@@ -374,13 +378,13 @@ async function reservation(wideSteps: FakeStep[]) {
 
 /** A slow step that keeps the claim-less writer running after its writes. */
 const SLOW_READ: FakeStep = {
-  toolCalls: [call("read_file", { path: "a.txt" })],
+  toolCalls: [fakeToolCall("read_file", { path: "a.txt" })],
   delayMs: 400,
 };
 
 Deno.test("a claim-less writer that wrote only through path tools lets a disjoint claim start beside it", async () => {
   const t = await reservation([
-    { toolCalls: [call("write_file", { path: "a.txt", content: "wide" })] },
+    { toolCalls: [fakeToolCall("write_file", { path: "a.txt", content: "wide" })] },
     SLOW_READ,
     { text: "wide done" },
   ]);
@@ -389,15 +393,15 @@ Deno.test("a claim-less writer that wrote only through path tools lets a disjoin
 
 Deno.test("a bash command keeps a claim-less writer's reservation whole; a plainly read-only one does not", async () => {
   const reader = await reservation([
-    { toolCalls: [call("bash", { command: "ls && cat a.txt" })] },
-    { toolCalls: [call("write_file", { path: "a.txt", content: "wide" })] },
+    { toolCalls: [fakeToolCall("bash", { command: "ls && cat a.txt" })] },
+    { toolCalls: [fakeToolCall("write_file", { path: "a.txt", content: "wide" })] },
     SLOW_READ,
     { text: "wide done" },
   ]);
   assert.ok(reader.claimedStart < reader.wideLast, "a read-only command changed nothing");
   const t = await reservation([
-    { toolCalls: [call("bash", { command: "echo hi > c.txt" })] },
-    { toolCalls: [call("write_file", { path: "a.txt", content: "wide" })] },
+    { toolCalls: [fakeToolCall("bash", { command: "echo hi > c.txt" })] },
+    { toolCalls: [fakeToolCall("write_file", { path: "a.txt", content: "wide" })] },
     SLOW_READ,
     { text: "wide done" },
   ]);

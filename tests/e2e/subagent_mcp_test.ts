@@ -7,7 +7,12 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type HostSession, openSession } from "./delegation_support.ts";
-import { type FakeStep, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
+import {
+  type FakeStep,
+  fakeToolCall,
+  type RecordedRequest,
+  startFakeLlm,
+} from "../fake_llm/mod.ts";
 import { DENO_JSON } from "../mcp/servers.ts";
 
 const SERVER = join(
@@ -59,7 +64,6 @@ const lastTool = (req: RecordedRequest): string | undefined => {
   const last = messages(req).at(-1);
   return last?.role === "tool" ? last.content ?? "" : undefined;
 };
-const call = (name: string, args: unknown) => ({ name, arguments: JSON.stringify(args) });
 const isChild = (req: RecordedRequest) => /subagent/.test(system(req));
 
 function script(
@@ -76,7 +80,9 @@ function script(
 
 function delegateOnce(tasks: unknown[]) {
   return (req: RecordedRequest): FakeStep =>
-    lastTool(req) !== undefined ? { text: "reported" } : { toolCalls: [call("task", { tasks })] };
+    lastTool(req) !== undefined
+      ? { text: "reported" }
+      : { toolCalls: [fakeToolCall("task", { tasks })] };
 }
 
 function open(
@@ -100,20 +106,22 @@ Deno.test("a claimed writer's MCP writer is refused before its server starts aga
         parentCalls++;
         if (parentCalls === 1) {
           return {
-            toolCalls: [call("task", {
+            toolCalls: [fakeToolCall("task", {
               tasks: [{ prompt: "claimed: note it", write_paths: ["src"] }],
             })],
           };
         }
         if (parentCalls === 2) {
-          return { toolCalls: [call("use_capability", { capability: "mcp:lz:write_note" })] };
+          return {
+            toolCalls: [fakeToolCall("use_capability", { capability: "mcp:lz:write_note" })],
+          };
         }
         return { text: `parent saw: ${lastTool(req)}` };
       },
       {
         claimed: (req) =>
           toolResults(req) === 0
-            ? { toolCalls: [call("use_capability", { capability: "mcp:lz:write_note" })] }
+            ? { toolCalls: [fakeToolCall("use_capability", { capability: "mcp:lz:write_note" })] }
             : { text: `child saw: ${lastTool(req)}` },
       },
     ),
@@ -150,7 +158,7 @@ async function twoLookers(concurrency: "serial" | "parallel") {
   const look = (tag: string) => (req: RecordedRequest): FakeStep =>
     toolResults(req) === 0
       ? {
-        toolCalls: [call("use_capability", {
+        toolCalls: [fakeToolCall("use_capability", {
           capability: "mcp:sv:slow_look",
           arguments: { ms: 400, tag },
         })],
@@ -195,8 +203,8 @@ async function wideThenClaimed(first: FakeStep) {
   const at: Record<string, number[]> = { wide: [], claimed: [] };
   const wideSteps: FakeStep[] = [
     first,
-    { toolCalls: [call("write_file", { path: "a.txt", content: "wide" })] },
-    { toolCalls: [call("read_file", { path: "a.txt" })], delayMs: 400 },
+    { toolCalls: [fakeToolCall("write_file", { path: "a.txt", content: "wide" })] },
+    { toolCalls: [fakeToolCall("read_file", { path: "a.txt" })], delayMs: 400 },
     { text: "wide done" },
   ];
   const fake = await startFakeLlm({
@@ -213,7 +221,7 @@ async function wideThenClaimed(first: FakeStep) {
         claimed: (req) => {
           at.claimed.push(Date.now());
           return toolResults(req) === 0
-            ? { toolCalls: [call("write_file", { path: "b/x.txt", content: "b" })] }
+            ? { toolCalls: [fakeToolCall("write_file", { path: "b/x.txt", content: "b" })] }
             : { text: "claimed done" };
         },
       },
@@ -233,13 +241,13 @@ async function wideThenClaimed(first: FakeStep) {
 
 Deno.test("an MCP write keeps a claim-less writer's reservation whole; a read-only MCP call does not", async () => {
   const wrote = await wideThenClaimed({
-    toolCalls: [call("use_capability", { capability: "mcp:sv:write_note" })],
+    toolCalls: [fakeToolCall("use_capability", { capability: "mcp:sv:write_note" })],
   });
   assert.equal(wrote.log.filter((l) => l.includes("write")).length, 1, "the MCP writer ran");
   assert.equal(wrote.overlapped, false, "the claimed writer waited for the whole workspace");
 
   const looked = await wideThenClaimed({
-    toolCalls: [call("use_capability", {
+    toolCalls: [fakeToolCall("use_capability", {
       capability: "mcp:sv:slow_look",
       arguments: { ms: 1, tag: "wide" },
     })],

@@ -8,7 +8,12 @@ import { type HostSession, openSession } from "./delegation_support.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import { emptyTotals } from "../../core/agent/cost.ts";
 import { summarize } from "../../cli/output/json_summary.ts";
-import { type FakeStep, type RecordedRequest, startFakeLlm } from "../fake_llm/mod.ts";
+import {
+  type FakeStep,
+  fakeToolCall,
+  type RecordedRequest,
+  startFakeLlm,
+} from "../fake_llm/mod.ts";
 import { makeHome, makeRepo, runReasonix } from "./support.ts";
 import { startUiSession } from "../support/ui_session.ts";
 import { fixtureServerToml } from "../mcp/servers.ts";
@@ -34,10 +39,6 @@ function firstUser(req: RecordedRequest): string {
 function lastTool(req: RecordedRequest): string | undefined {
   const last = messages(req).at(-1);
   return last?.role === "tool" ? last.content ?? "" : undefined;
-}
-
-function call(name: string, args: unknown) {
-  return { name, arguments: JSON.stringify(args) };
 }
 
 const isChild = (req: RecordedRequest) => system(req).startsWith("You are a Reasonix");
@@ -68,7 +69,7 @@ function delegateOnce(tasks: unknown[]) {
   return (req: RecordedRequest): FakeStep => {
     const result = lastTool(req);
     if (result !== undefined) return { text: `report: ${result}` };
-    return { toolCalls: [call("task", { tasks })] };
+    return { toolCalls: [fakeToolCall("task", { tasks })] };
   };
 }
 
@@ -83,7 +84,7 @@ Deno.test("a read-only child cannot write: it has no writers, and its capsule in
     script: script(delegateOnce([{ prompt: "look: find hashPassword", read_only: true }]), {
       look: (req) =>
         lastTool(req) === undefined
-          ? { toolCalls: [call("write_file", { path: "x.txt", content: "no" })] }
+          ? { toolCalls: [fakeToolCall("write_file", { path: "x.txt", content: "no" })] }
           : { text: "found it in src/auth.ts:1" },
     }),
   });
@@ -126,13 +127,17 @@ Deno.test("a writer's claim holds against .. and a symlink, and the refusals are
       edit: (req) => {
         const n = messages(req).filter((m) => m.role === "tool").length;
         if (n === 0) {
-          return { toolCalls: [call("write_file", { path: "src/../outside.txt", content: "x" })] };
+          return {
+            toolCalls: [fakeToolCall("write_file", { path: "src/../outside.txt", content: "x" })],
+          };
         }
         if (n === 1) {
-          return { toolCalls: [call("write_file", { path: "src/link/evil.txt", content: "x" })] };
+          return {
+            toolCalls: [fakeToolCall("write_file", { path: "src/link/evil.txt", content: "x" })],
+          };
         }
         if (n === 2) {
-          return { toolCalls: [call("write_file", { path: "src/ok.txt", content: "ok" })] };
+          return { toolCalls: [fakeToolCall("write_file", { path: "src/ok.txt", content: "ok" })] };
         }
         return { text: "done" };
       },
@@ -169,8 +174,8 @@ Deno.test("two writers with disjoint claims run at once; one without a claim run
     windows[word] ??= [Date.now(), 0];
     if (n === 0) {
       const step = shell
-        ? call("bash", { command: `echo ${word} > ${path}` })
-        : call("write_file", { path, content: word });
+        ? fakeToolCall("bash", { command: `echo ${word} > ${path}` })
+        : fakeToolCall("write_file", { path, content: word });
       return { toolCalls: [step], delayMs: 150 };
     }
     windows[word][1] = Date.now();
@@ -211,7 +216,7 @@ Deno.test("identical runs in one session record the same capsule hash", async ()
     lastTool(req) !== undefined ? { text: "ok" } : {
       toolCalls: [{
         id: "call_same",
-        ...call("task", { tasks: [{ prompt: "look: x", read_only: true }] }),
+        ...fakeToolCall("task", { tasks: [{ prompt: "look: x", read_only: true }] }),
       }],
     };
   const fake = await startFakeLlm({
@@ -236,7 +241,7 @@ Deno.test("a claimed writer's bash writes only inside the claim (the sandbox is 
       shell: (req) =>
         lastTool(req) === undefined
           ? {
-            toolCalls: [call("bash", {
+            toolCalls: [fakeToolCall("bash", {
               command: "echo in > src/in.txt; echo out > outside.txt; echo done",
             })],
           }
@@ -262,11 +267,16 @@ Deno.test("a claimed writer reaches only read-only MCP tools, through use_capabi
     script: script(delegateOnce([{ prompt: "mcp: try tools", write_paths: ["src"] }]), {
       mcp: (req) => {
         const n = messages(req).filter((m) => m.role === "tool").length;
-        if (n === 0) return { toolCalls: [call("use_capability", { capability: "mcp:fx:pid" })] };
+        if (n === 0) {
+          return { toolCalls: [fakeToolCall("use_capability", { capability: "mcp:fx:pid" })] };
+        }
         if (n === 1) {
           return {
             toolCalls: [
-              call("use_capability", { capability: "mcp:fx:echo", arguments: { text: "hey" } }),
+              fakeToolCall("use_capability", {
+                capability: "mcp:fx:echo",
+                arguments: { text: "hey" },
+              }),
             ],
           };
         }
@@ -294,7 +304,7 @@ Deno.test("reasonix run --json counts subagent runs, violations and their tokens
     script: script(delegateOnce([{ prompt: "edit: one try", write_paths: ["src"] }]), {
       edit: (req) =>
         lastTool(req) === undefined
-          ? { toolCalls: [call("write_file", { path: "other.txt", content: "x" })] }
+          ? { toolCalls: [fakeToolCall("write_file", { path: "other.txt", content: "x" })] }
           : { text: "gave up" },
     }),
   });
@@ -335,7 +345,9 @@ Deno.test("reasonix subagent list, try (read-only) and run, through the one runn
     script: (req: RecordedRequest): FakeStep => {
       if (!system(req).startsWith("You are a careful reviewer")) throw new Error("not the profile");
       const n = messages(req).filter((m) => m.role === "tool").length;
-      if (n === 0) return { toolCalls: [call("write_file", { path: "review.md", content: "x" })] };
+      if (n === 0) {
+        return { toolCalls: [fakeToolCall("write_file", { path: "review.md", content: "x" })] };
+      }
       return { text: "reviewed" };
     },
   });
@@ -474,7 +486,7 @@ Deno.test("/<profile> task in the interactive UI runs the profile through the on
     script: (req: RecordedRequest): FakeStep => {
       if (!system(req).startsWith("You are a careful reviewer")) return { text: "parent" };
       return lastTool(req) === undefined
-        ? { toolCalls: [call("read_file", { path: "a.ts" })] }
+        ? { toolCalls: [fakeToolCall("read_file", { path: "a.ts" })] }
         : { text: "a.ts looks fine" };
     },
     files: { ".reasonix/skills/reviewer/SKILL.md": REVIEWER, "a.ts": "a\n" },
@@ -502,7 +514,7 @@ Deno.test("stream-json carries each child's events tagged with the child's sessi
     script: script(delegateOnce([{ prompt: "look: read a.ts", read_only: true }]), {
       look: (req) =>
         lastTool(req) === undefined
-          ? { toolCalls: [call("read_file", { path: "a.ts" })] }
+          ? { toolCalls: [fakeToolCall("read_file", { path: "a.ts" })] }
           : { text: "read it" },
     }),
   });

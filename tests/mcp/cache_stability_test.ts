@@ -8,14 +8,10 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { openTestAgent } from "../support/host_agent.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo } from "../e2e/support.ts";
 import { DENO_JSON, FIXTURE_STDIO } from "./servers.ts";
-
-function call(name: string, args: unknown) {
-  return { name, arguments: JSON.stringify(args) };
-}
 
 /** The tool results of the newest request. */
 function lastToolResults(req: RecordedRequest): string[] {
@@ -55,9 +51,9 @@ Deno.test("MCP results reach the next request, byte-stable across a late connect
       case 0:
         // The slow server becomes ready only after the session's first request.
         Deno.writeTextFileSync(gate, "");
-        return { toolCalls: [call("mcp__fast__echo", { text: "one" })] };
+        return { toolCalls: [fakeToolCall("mcp__fast__echo", { text: "one" })] };
       case 1:
-        return { toolCalls: [call("mcp__fast__pid", {})] };
+        return { toolCalls: [fakeToolCall("mcp__fast__pid", {})] };
       case 2: {
         // The fast server dies between turns; slow frames give it (and the late server) time.
         killed = Number(lastToolResults(req)[0]);
@@ -68,17 +64,17 @@ Deno.test("MCP results reach the next request, byte-stable across a late connect
           );
         }
         Deno.kill(killed, "SIGKILL");
-        return { toolCalls: [call("use_capability", { query: "echo" })], delayMs: 400 };
+        return { toolCalls: [fakeToolCall("use_capability", { query: "echo" })], delayMs: 400 };
       }
       case 3:
         return {
-          toolCalls: [call("use_capability", {
+          toolCalls: [fakeToolCall("use_capability", {
             capability: "mcp:slow:echo",
             arguments: { text: "late" },
           })],
         };
       case 4:
-        return { toolCalls: [call("mcp__fast__echo", { text: "two" })] };
+        return { toolCalls: [fakeToolCall("mcp__fast__echo", { text: "two" })] };
       case 5:
         return { text: "All done." };
     }

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import type { HostedAgent } from "../../core/host/mod.ts";
 import { parseTranscript } from "../../core/store/mod.ts";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { makeRepo, runReasonix } from "../e2e/support.ts";
 import { openTestAgent } from "../support/host_agent.ts";
@@ -57,10 +57,6 @@ api_key_env = "REASONIX_E2E_KEY"
 context_window = 128000
 ${servers}`,
   );
-}
-
-function call(name: string, args: unknown) {
-  return { name, arguments: JSON.stringify(args) };
 }
 
 function toolsBytes(req: RecordedRequest): string {
@@ -115,9 +111,9 @@ Deno.test("a resumed session offers the tool bytes it offered before, while serv
         );
         return {
           toolCalls: [
-            call("mcp__slow__echo", { text: "late" }),
-            call("mcp__stuck__echo", { text: "never" }),
-            call("mcp__gone__echo", { text: "gone" }),
+            fakeToolCall("mcp__slow__echo", { text: "late" }),
+            fakeToolCall("mcp__stuck__echo", { text: "never" }),
+            fakeToolCall("mcp__gone__echo", { text: "gone" }),
           ],
         };
       case 2:
@@ -222,7 +218,7 @@ Deno.test("a server whose tool list changed is reported when it becomes ready; t
       case 0:
         return { text: "Ready." };
       case 1:
-        return { toolCalls: [call("mcp__var__t03", {})] };
+        return { toolCalls: [fakeToolCall("mcp__var__t03", {})] };
       case 2:
         return { text: "Done." };
     }
@@ -297,7 +293,10 @@ Deno.test("reasonix run --continue with a slow MCP server sends the same tools a
           setTimeout(() => Deno.writeTextFile(gate, "").then(resolve), 600)
         );
         return {
-          toolCalls: [call("mcp__slow__echo", { text: "waited" }), call("mcp__gone__pid", {})],
+          toolCalls: [
+            fakeToolCall("mcp__slow__echo", { text: "waited" }),
+            fakeToolCall("mcp__gone__pid", {}),
+          ],
         };
       case 2:
         return { text: "Done." };

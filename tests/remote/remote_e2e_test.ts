@@ -5,17 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { CONFIG_PATH, makeHome, makeRepo, runReasonix } from "../e2e/support.ts";
 import { REMOTE_MARK, type SshdFixture, sshdMissing, startSshd } from "./sshd.ts";
 
 const missing = await sshdMissing();
 if (missing) console.warn(`SKIPPED remote e2e tests: ${missing}`);
-
-function call(name: string, args: unknown) {
-  return { name, arguments: JSON.stringify(args) };
-}
 
 function toolResults(req: RecordedRequest): string[] {
   const messages = (req.body as { messages: { role: string; content: string }[] }).messages;
@@ -30,10 +26,14 @@ const MATH = "export function add(a, b) {\n  return a - b;\n}\n";
 
 /** list → read → edit → run → answer. */
 const HARNESS: FakeStep[] = [
-  { toolCalls: [call("ls", {})] },
-  { toolCalls: [call("read_file", { path: "math.js" })] },
-  { toolCalls: [call("edit_file", { path: "math.js", old_string: "a - b", new_string: "a + b" })] },
-  { toolCalls: [call("bash", { command: `cat math.js; echo "mark=$${REMOTE_MARK}"` })] },
+  { toolCalls: [fakeToolCall("ls", {})] },
+  { toolCalls: [fakeToolCall("read_file", { path: "math.js" })] },
+  {
+    toolCalls: [
+      fakeToolCall("edit_file", { path: "math.js", old_string: "a - b", new_string: "a + b" }),
+    ],
+  },
+  { toolCalls: [fakeToolCall("bash", { command: `cat math.js; echo "mark=$${REMOTE_MARK}"` })] },
   { text: "Fixed add()." },
 ];
 
@@ -191,7 +191,7 @@ Deno.test({
     const local = await makeRepo({});
     const sshHomeDir = await sshHome(sshd, { knownHost: true });
     const fake = await startFakeLlm({
-      script: [{ toolCalls: [call("mcp__far__where", {})] }, { text: "found it" }],
+      script: [{ toolCalls: [fakeToolCall("mcp__far__where", {})] }, { text: "found it" }],
     });
     // A port nothing listens on here: only the server started over SSH will.
     const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { openHost } from "../../core/host/open.ts";
 import type { HostWorkspace } from "../../core/host/open.ts";
-import { startFakeLlm } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { type SshdFixture, sshdMissing, startSshd } from "./sshd.ts";
 import { openOnFixture } from "./support.ts";
@@ -18,10 +18,6 @@ import type { OpenedRemote } from "../../remote/mod.ts";
 
 const missing = await sshdMissing();
 if (missing) console.warn(`SKIPPED remote session tests: ${missing}`);
-
-function call(name: string, args: unknown) {
-  return { name, arguments: JSON.stringify(args) };
-}
 
 function toolResults(req: RecordedRequest): string[] {
   const messages = (req.body as { messages: { role: string; content: string }[] }).messages;
@@ -132,7 +128,7 @@ Deno.test({
     const command = "sleep 300.31 & sleep 301.31; wait";
     const marker = "^sleep 30[01]\\.31$";
     await withSession(
-      [{ toolCalls: [call("bash", { command })] }, { text: "stopped" }],
+      [{ toolCalls: [fakeToolCall("bash", { command })] }, { text: "stopped" }],
       async ({ run }) => {
         const controller = new AbortController();
         const running = run(controller.signal);
@@ -156,8 +152,8 @@ Deno.test({
     const marker = "^sleep 29\\.71$";
     await withSession(
       [
-        { toolCalls: [call("bash", { command: "sleep 29.71" })] },
-        { toolCalls: [call("read_file", { path: "after.txt" })] },
+        { toolCalls: [fakeToolCall("bash", { command: "sleep 29.71" })] },
+        { toolCalls: [fakeToolCall("read_file", { path: "after.txt" })] },
         { text: "carried on" },
       ],
       async ({ sshd, remote, run, requests }) => {
@@ -194,8 +190,8 @@ Deno.test({
   async fn() {
     await withSession(
       [
-        { toolCalls: [call("read_file", { path: "escape/secret.txt" })] },
-        { toolCalls: [call("write_file", { path: "away/planted.txt", content: "x" })] },
+        { toolCalls: [fakeToolCall("read_file", { path: "escape/secret.txt" })] },
+        { toolCalls: [fakeToolCall("write_file", { path: "away/planted.txt", content: "x" })] },
         { text: "ok" },
       ],
       async ({ sshd, remote, run, requests, atOpen }) => {

@@ -14,7 +14,12 @@
  * @module
  */
 import { join } from "node:path";
-import { type FakeStep, type RecordedRequest, startFakeLlm } from "../../fake_llm/mod.ts";
+import {
+  type FakeStep,
+  fakeToolCall,
+  type RecordedRequest,
+  startFakeLlm,
+} from "../../fake_llm/mod.ts";
 import { cliEnv, makeHome, makeRepo, REASONIX_TASK } from "../../e2e/support.ts";
 import { CORPUS, type DelegationTask } from "./corpus.ts";
 
@@ -68,7 +73,6 @@ const stepOf = (req: RecordedRequest) => {
   return ms.slice(ms.map((m) => m.role).lastIndexOf("user") + 1)
     .filter((m) => m.role === "assistant").length;
 };
-const call = (name: string, args: unknown) => ({ name, arguments: JSON.stringify(args) });
 
 /** The scripted model of a task: delegates when it can, works alone when it cannot. */
 export function fakeModel(task: DelegationTask): (req: RecordedRequest) => FakeStep {
@@ -82,14 +86,14 @@ export function fakeModel(task: DelegationTask): (req: RecordedRequest) => FakeS
       if (step === 0) {
         return {
           toolCalls: [
-            ...(branch.reads ?? []).map((path) => call("read_file", { path })),
-            ...writes.map(([path, content]) => call("write_file", { path, content })),
+            ...(branch.reads ?? []).map((path) => fakeToolCall("read_file", { path })),
+            ...writes.map(([path, content]) => fakeToolCall("write_file", { path, content })),
           ],
         };
       }
       if (step === 1 && !branch.read_only) {
         return {
-          toolCalls: [call("complete_subtask", {
+          toolCalls: [fakeToolCall("complete_subtask", {
             status: "complete",
             summary: `${branch.name} done`,
             acceptance_criteria: [{
@@ -105,7 +109,7 @@ export function fakeModel(task: DelegationTask): (req: RecordedRequest) => FakeS
     if (toolsOf(req).includes("task")) {
       if (step > 0) return { text: "done" };
       return {
-        toolCalls: [call("task", {
+        toolCalls: [fakeToolCall("task", {
           tasks: task.branches.map((b) => ({
             id: b.name,
             prompt: b.prompt,
@@ -119,8 +123,8 @@ export function fakeModel(task: DelegationTask): (req: RecordedRequest) => FakeS
     const reads = task.branches.flatMap((b) => b.reads ?? []);
     const writes = task.branches.flatMap((b) => Object.entries(b.writes ?? {}));
     const phases = [
-      ...(reads.length ? [reads.map((path) => call("read_file", { path }))] : []),
-      writes.map(([path, content]) => call("write_file", { path, content })),
+      ...(reads.length ? [reads.map((path) => fakeToolCall("read_file", { path }))] : []),
+      writes.map(([path, content]) => fakeToolCall("write_file", { path, content })),
     ];
     return step < phases.length ? { toolCalls: phases[step] } : { text: "done" };
   };
