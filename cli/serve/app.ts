@@ -421,11 +421,18 @@ export class ServeApp {
     };
   }
 
-  /** A change of the current agent (new or resumed session): refused while a turn runs. */
-  async #switch(c: Context<Env>, work: () => Promise<void>): Promise<Response> {
+  /**
+   * Runs `work` holding the session (`busy` names what holds it), refused while a turn or
+   * another change runs; returns the session id it started from, or the error response.
+   */
+  async #exclusive(
+    c: Context<Env>,
+    busy: string,
+    work: () => Promise<void>,
+  ): Promise<{ old: string } | Response> {
     if (this.#running || this.#busy) return c.json({ error: "a turn is running" }, 409);
     const old = this.#o.backend.info().sessionId;
-    this.#busy = "switching";
+    this.#busy = busy;
     try {
       await work();
     } catch (error) {
@@ -433,23 +440,23 @@ export class ServeApp {
     } finally {
       this.#busy = undefined;
     }
+    return { old };
+  }
+
+  /** A change of the current agent (new or resumed session): refused while a turn runs. */
+  async #switch(c: Context<Env>, work: () => Promise<void>): Promise<Response> {
+    const held = await this.#exclusive(c, "switching", work);
+    if (held instanceof Response) return held;
     const now = this.#o.backend.info().sessionId;
-    this.ring(old).push({ type: "session_switched", sessionId: now });
+    this.ring(held.old).push({ type: "session_switched", sessionId: now });
     return c.json({ ok: true, sessionId: now });
   }
 
   /** A change of model or mode on the current session. */
   async #change(c: Context<Env>, work: () => Promise<void>): Promise<Response> {
-    if (this.#running || this.#busy) return c.json({ error: "a turn is running" }, 409);
-    const old = this.#o.backend.info().sessionId;
-    this.#busy = "changing";
-    try {
-      await work();
-    } catch (error) {
-      return c.json({ error: (error as Error).message }, 400);
-    } finally {
-      this.#busy = undefined;
-    }
+    const held = await this.#exclusive(c, "changing", work);
+    if (held instanceof Response) return held;
+    const { old } = held;
     const info = this.#info();
     if (info.sessionId !== old) {
       this.ring(old).push({ type: "session_switched", sessionId: info.sessionId });
