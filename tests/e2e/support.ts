@@ -88,6 +88,24 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): Record
   return { ...env, REASONIX_HOME: home, REASONIX_E2E_KEY: "sk-e2e-test", NO_COLOR: "1", ...extra };
 }
 
+/**
+ * The specifiers of every module `entry` (relative to the repository root) loads, as
+ * `deno info --json` reports them with the repository's deno.json.
+ */
+export async function moduleGraph(entry: string): Promise<string[]> {
+  const root = CONFIG_PATH.slice(0, CONFIG_PATH.lastIndexOf("/"));
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", "--config", CONFIG_PATH, join(root, entry)],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    modules: { specifier: string }[];
+  };
+  return info.modules.map((m) => m.specifier);
+}
+
 /** Where Deno keeps its cache when DENO_DIR is not set (as `deno info` reports it). */
 function defaultDenoDir(env: Record<string, string>): string {
   const home = env.HOME ?? env.USERPROFILE ?? "";
