@@ -2,12 +2,13 @@
  * Helpers of the fleet and delegation end-to-end tests: the fake LLM server scripts the parent
  * and each child by a word of the child's task text; a child runs a list of steps in order.
  */
+import assert from "node:assert/strict";
 import { openHost } from "../../cli/host.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import type { AgentSpec } from "../../core/host/mod.ts";
 import type { FakeStep, RecordedRequest } from "../fake_llm/mod.ts";
 import { makeHome, makeRepo } from "./support.ts";
-import { fakeToolCall } from "../fake_llm/mod.ts";
+import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
 
 /** A message of a recorded request. */
 export interface Msg {
@@ -35,6 +36,11 @@ export function firstUser(req: RecordedRequest): string {
 export function lastTool(req: RecordedRequest): string | undefined {
   const last = messages(req).at(-1);
   return last?.role === "tool" ? last.content ?? "" : undefined;
+}
+
+/** How many tool results a request carries. */
+export function toolResults(req: RecordedRequest): number {
+  return messages(req).filter((m) => m.role === "tool").length;
 }
 
 /** Whether a request is a child's. */
@@ -158,4 +164,51 @@ export function fleetStates(events: AgentEvent[]): string[] {
     const f = e.detail?.fleet as { item: string; state: string } | undefined;
     return f ? [`${f.item}:${f.state}`] : [];
   });
+}
+
+/**
+ * A claim-less writer `wide`, run by `wideSteps` (one per tool result), and a writer claiming
+ * `b` queued behind it, in a session `open` makes on `{ a.txt, b/ }`. Returns the time of
+ * `claimed`'s first request and of `wide`'s last one: they overlapped when the first is the
+ * earlier.
+ */
+export async function claimlessBesideClaimed(
+  wideSteps: readonly FakeStep[],
+  open: (fake: { url: string }, files: Record<string, string>) => Promise<HostSession>,
+): Promise<{ claimedStart: number; wideLast: number }> {
+  const at: Record<string, number[]> = { wide: [], claimed: [] };
+  const fake = await startFakeLlm({
+    script: script(
+      (req) =>
+        lastTool(req) !== undefined ? { text: "reported" } : {
+          toolCalls: [fakeToolCall("task", {
+            tasks: [
+              { prompt: "wide: change things" },
+              { prompt: "claimed: write b", write_paths: ["b"] },
+            ],
+          })],
+        },
+      {
+        wide: (req) => {
+          at.wide.push(Date.now());
+          return wideSteps[toolResults(req)];
+        },
+        claimed: (req) => {
+          at.claimed.push(Date.now());
+          return toolResults(req) === 0
+            ? { toolCalls: [fakeToolCall("write_file", { path: "b/x.txt", content: "b" })] }
+            : { text: "claimed done" };
+        },
+      },
+    ),
+  });
+  const s = await open(fake, { "a.txt": "a\n", "b/.keep": "" });
+  try {
+    await s.drain("change things");
+    assert.ok(at.wide[0] < at.claimed[0], "the claim-less writer started first");
+    return { claimedStart: at.claimed[0], wideLast: at.wide.at(-1)! };
+  } finally {
+    await s.close();
+    await fake.close();
+  }
 }

@@ -5,7 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { type HostSession, openSession } from "./delegation_support.ts";
+import {
+  claimlessBesideClaimed,
+  type HostSession,
+  isChild,
+  lastTool,
+  messages,
+  openSession,
+  toolResults,
+} from "./delegation_support.ts";
 import type { AgentEvent } from "../../core/agent/events.ts";
 import type { AgentSpec } from "../../core/host/mod.ts";
 import type { SubagentResult } from "../../core/subagent/mod.ts";
@@ -21,20 +29,10 @@ interface Msg {
   content: string | null;
 }
 
-const messages = (req: RecordedRequest): Msg[] => (req.body as { messages: Msg[] }).messages;
-const system = (req: RecordedRequest): string =>
-  messages(req).find((m) => m.role === "system")?.content ?? "";
 const users = (req: RecordedRequest): string[] =>
   messages(req).filter((m) => m.role === "user").map((m) => m.content ?? "");
-const toolResults = (req: RecordedRequest): number =>
-  messages(req).filter((m) => m.role === "tool").length;
-const lastTool = (req: RecordedRequest): string | undefined => {
-  const last = messages(req).at(-1);
-  return last?.role === "tool" ? last.content ?? "" : undefined;
-};
 const toolNames = (req: RecordedRequest): string[] =>
   (req.body as { tools: { function: { name: string } }[] }).tools.map((t) => t.function.name);
-const isChild = (req: RecordedRequest) => /subagent/.test(system(req));
 
 /** The parent's steps, and each child's by a word of its latest task turn. */
 function script(
@@ -339,42 +337,8 @@ Deno.test("continue_from appends to a child's transcript; fork_from copies it in
   }
 });
 
-/**
- * A claim-less writer `wide` and a writer claiming `b`; `wideSteps` scripts the former. The
- * times of `claimed`'s first request and of `wide`'s last one say whether they overlapped.
- */
-async function reservation(wideSteps: FakeStep[]) {
-  const at: Record<string, number[]> = { wide: [], claimed: [] };
-  const fake = await startFakeLlm({
-    script: script(
-      delegateOnce(() => [
-        { prompt: "wide: change things" },
-        { prompt: "claimed: write b", write_paths: ["b"] },
-      ]),
-      {
-        wide: (req) => {
-          at.wide.push(Date.now());
-          return wideSteps[toolResults(req)];
-        },
-        claimed: (req) => {
-          at.claimed.push(Date.now());
-          return toolResults(req) === 0
-            ? { toolCalls: [fakeToolCall("write_file", { path: "b/x.txt", content: "b" })] }
-            : { text: "claimed done" };
-        },
-      },
-    ),
-  });
-  const s = await open(fake, { "a.txt": "a\n", "b/.keep": "" });
-  try {
-    await s.drain("change things");
-    assert.ok(at.wide[0] < at.claimed[0], "the claim-less writer started first");
-    return { claimedStart: at.claimed[0], wideLast: at.wide.at(-1)!, repo: s.repo };
-  } finally {
-    await s.close();
-    await fake.close();
-  }
-}
+/** A claim-less writer run by `wideSteps` beside a writer claiming `b`. */
+const reservation = (wideSteps: FakeStep[]) => claimlessBesideClaimed(wideSteps, open);
 
 /** A slow step that keeps the claim-less writer running after its writes. */
 const SLOW_READ: FakeStep = {

@@ -6,7 +6,16 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type HostSession, openSession } from "./delegation_support.ts";
+import {
+  claimlessBesideClaimed,
+  delegate,
+  type HostSession,
+  isChild,
+  lastTool,
+  openSession,
+  script,
+  toolResults,
+} from "./delegation_support.ts";
 import {
   type FakeStep,
   fakeToolCall,
@@ -46,43 +55,6 @@ env = { ${env} }
 sandbox = false
 ${opts.concurrency ? `concurrency = "${opts.concurrency}"` : ""}
 `;
-}
-
-interface Msg {
-  role: string;
-  content: string | null;
-}
-
-const messages = (req: RecordedRequest): Msg[] => (req.body as { messages: Msg[] }).messages;
-const system = (req: RecordedRequest): string =>
-  messages(req).find((m) => m.role === "system")?.content ?? "";
-const firstUser = (req: RecordedRequest): string =>
-  messages(req).find((m) => m.role === "user")?.content ?? "";
-const toolResults = (req: RecordedRequest): number =>
-  messages(req).filter((m) => m.role === "tool").length;
-const lastTool = (req: RecordedRequest): string | undefined => {
-  const last = messages(req).at(-1);
-  return last?.role === "tool" ? last.content ?? "" : undefined;
-};
-const isChild = (req: RecordedRequest) => /subagent/.test(system(req));
-
-function script(
-  parent: (req: RecordedRequest) => FakeStep,
-  children: Record<string, (req: RecordedRequest) => FakeStep>,
-) {
-  return (req: RecordedRequest): FakeStep => {
-    if (!isChild(req)) return parent(req);
-    const task = firstUser(req);
-    for (const [word, step] of Object.entries(children)) if (task.includes(word)) return step(req);
-    throw new Error(`no child script for: ${task.slice(0, 200)}`);
-  };
-}
-
-function delegateOnce(tasks: unknown[]) {
-  return (req: RecordedRequest): FakeStep =>
-    lastTool(req) !== undefined
-      ? { text: "reported" }
-      : { toolCalls: [fakeToolCall("task", { tasks })] };
 }
 
 function open(
@@ -166,10 +138,12 @@ async function twoLookers(concurrency: "serial" | "parallel") {
       : { text: `${tag}: ${lastTool(req)}` };
   const fake = await startFakeLlm({
     script: script(
-      delegateOnce([
-        { prompt: "left: look", read_only: true },
-        { prompt: "right: look", read_only: true },
-      ]),
+      delegate({
+        tasks: [
+          { prompt: "left: look", read_only: true },
+          { prompt: "right: look", read_only: true },
+        ],
+      }),
       { left: look("left"), right: look("right") },
     ),
   });
@@ -200,41 +174,18 @@ Deno.test("the same server declared parallel runs the two children's calls at on
 /** A claim-less writer whose first step is `first`, and a writer claiming `b` queued behind it. */
 async function wideThenClaimed(first: FakeStep) {
   const dir = await Deno.makeTempDir();
-  const at: Record<string, number[]> = { wide: [], claimed: [] };
-  const wideSteps: FakeStep[] = [
-    first,
-    { toolCalls: [fakeToolCall("write_file", { path: "a.txt", content: "wide" })] },
-    { toolCalls: [fakeToolCall("read_file", { path: "a.txt" })], delayMs: 400 },
-    { text: "wide done" },
-  ];
-  const fake = await startFakeLlm({
-    script: script(
-      delegateOnce([
-        { prompt: "wide: change things" },
-        { prompt: "claimed: write b", write_paths: ["b"] },
-      ]),
-      {
-        wide: (req) => {
-          at.wide.push(Date.now());
-          return wideSteps[toolResults(req)];
-        },
-        claimed: (req) => {
-          at.claimed.push(Date.now());
-          return toolResults(req) === 0
-            ? { toolCalls: [fakeToolCall("write_file", { path: "b/x.txt", content: "b" })] }
-            : { text: "claimed done" };
-        },
-      },
-    ),
-  });
-  const s = await open(fake, { "a.txt": "a\n", "b/.keep": "" }, serverToml("sv", dir));
   try {
-    await s.drain("change things");
-    assert.ok(at.wide[0] < at.claimed[0], "the claim-less writer started first");
-    return { overlapped: at.claimed[0] < at.wide.at(-1)!, log: await lines(join(dir, "log")) };
+    const t = await claimlessBesideClaimed(
+      [
+        first,
+        { toolCalls: [fakeToolCall("write_file", { path: "a.txt", content: "wide" })] },
+        { toolCalls: [fakeToolCall("read_file", { path: "a.txt" })], delayMs: 400 },
+        { text: "wide done" },
+      ],
+      (fake, files) => open(fake, files, serverToml("sv", dir)),
+    );
+    return { overlapped: t.claimedStart < t.wideLast, log: await lines(join(dir, "log")) };
   } finally {
-    await s.close();
-    await fake.close();
     await Deno.remove(dir, { recursive: true });
   }
 }
