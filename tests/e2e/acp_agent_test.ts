@@ -119,6 +119,28 @@ async function initialize(agent: acp.ClientContext): Promise<acp.InitializeRespo
   });
 }
 
+/** Initializes `agent` and opens a session in `cwd`; returns its id. */
+async function newSession(agent: acp.ClientContext, cwd: string): Promise<string> {
+  await initialize(agent);
+  const { sessionId } = await agent.request(acp.methods.agent.session.new, {
+    cwd,
+    mcpServers: [],
+  });
+  return sessionId;
+}
+
+/** `session/prompt` with one text block. */
+function promptText(
+  agent: acp.ClientContext,
+  sessionId: string,
+  text: string,
+): Promise<acp.PromptResponse> {
+  return agent.request(acp.methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text }],
+  });
+}
+
 /** Updates of `kind` for `sessionId`. */
 function ofKind<K extends acp.SessionUpdate["sessionUpdate"]>(
   a: Agent,
@@ -282,15 +304,8 @@ for (const answer of ["once", "deny"] as const) {
     await withSetup(EDIT_SCRIPT, { "note.txt": "hello world\n" }, async ({ repo, home }) => {
       const a = startAgent({ cwd: repo, home });
       a.answer = answer;
-      await initialize(a.agent);
-      const { sessionId } = await a.agent.request(acp.methods.agent.session.new, {
-        cwd: repo,
-        mcpServers: [],
-      });
-      const response = await a.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "change the note" }],
-      });
+      const sessionId = await newSession(a.agent, repo);
+      const response = await promptText(a.agent, sessionId, "change the note");
       assert.equal(response.stopReason, "end_turn");
       const path = join(repo, "note.txt");
       const diff = { type: "diff", path, oldText: "hello world\n", newText: "goodbye world\n" };
@@ -338,25 +353,15 @@ Deno.test("acp: session/cancel stops a turn mid-stream with stopReason cancelled
     {},
     async ({ repo, home }) => {
       const a = startAgent({ cwd: repo, home });
-      await initialize(a.agent);
-      const { sessionId } = await a.agent.request(acp.methods.agent.session.new, {
-        cwd: repo,
-        mcpServers: [],
-      });
-      const prompt = a.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "take your time" }],
-      });
+      const sessionId = await newSession(a.agent, repo);
+      const prompt = promptText(a.agent, sessionId, "take your time");
       await until(() => ofKind(a, "agent_message_chunk").length > 0, "the first chunk");
       await a.agent.notify(acp.methods.agent.session.cancel, { sessionId });
       const response = await within(prompt, 15_000, "the cancelled prompt's answer");
       assert.equal(response.stopReason, "cancelled");
 
       // The session goes on after a cancel.
-      const next = await a.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "again" }],
-      });
+      const next = await promptText(a.agent, sessionId, "again");
       assert.equal(next.stopReason, "end_turn");
       assert.match(text(ofKind(a, "agent_message_chunk")), /After the cancel\.$/);
       assert.equal((await a.close()).code, 0);
@@ -368,15 +373,8 @@ Deno.test("acp: a cancel while a permission request waits withdraws it; nothing 
   await withSetup(EDIT_SCRIPT, { "note.txt": "hello world\n" }, async ({ repo, home }) => {
     const a = startAgent({ cwd: repo, home });
     a.answer = "hold";
-    await initialize(a.agent);
-    const { sessionId } = await a.agent.request(acp.methods.agent.session.new, {
-      cwd: repo,
-      mcpServers: [],
-    });
-    const prompt = a.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "change the note" }],
-    });
+    const sessionId = await newSession(a.agent, repo);
+    const prompt = promptText(a.agent, sessionId, "change the note");
     await until(() => a.permissions.length === 1, "the permission request");
     await a.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     const response = await within(prompt, 15_000, "the cancelled prompt's answer");
@@ -393,16 +391,9 @@ Deno.test("acp: a turn that fails answers the prompt with an error", async () =>
     {},
     async ({ repo, home }) => {
       const a = startAgent({ cwd: repo, home });
-      await initialize(a.agent);
-      const { sessionId } = await a.agent.request(acp.methods.agent.session.new, {
-        cwd: repo,
-        mcpServers: [],
-      });
+      const sessionId = await newSession(a.agent, repo);
       await assert.rejects(
-        a.agent.request(acp.methods.agent.session.prompt, {
-          sessionId,
-          prompt: [{ type: "text", text: "hi" }],
-        }),
+        promptText(a.agent, sessionId, "hi"),
         (error: acp.RequestError) => {
           assert.equal(error.code, -32603);
           assert.match(error.message, /does not exist/);
@@ -428,15 +419,8 @@ Deno.test("acp: session/load replays an earlier session's messages, then continu
     { "a.txt": "a\n" },
     async ({ fake, repo, home }) => {
       const first = startAgent({ cwd: repo, home });
-      await initialize(first.agent);
-      const { sessionId } = await first.agent.request(acp.methods.agent.session.new, {
-        cwd: repo,
-        mcpServers: [],
-      });
-      await first.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "remember: banana" }],
-      });
+      const sessionId = await newSession(first.agent, repo);
+      await promptText(first.agent, sessionId, "remember: banana");
       assert.equal((await first.close()).code, 0);
 
       const second = startAgent({ cwd: repo, home });
@@ -476,10 +460,7 @@ Deno.test("acp: session/load replays an earlier session's messages, then continu
         "completed",
       );
 
-      const response = await second.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "what did I say?" }],
-      });
+      const response = await promptText(second.agent, sessionId, "what did I say?");
       assert.equal(response.stopReason, "end_turn");
       // The continued session sent the earlier conversation to the model.
       assert.match(fake.requests.at(-1)!.bodyText, /remember: banana[\s\S]*what did I say\?/);
@@ -512,16 +493,9 @@ function planScript(req: RecordedRequest): FakeStep {
 Deno.test("acp: plan mode sends the plan as entries and asks to approve it", async () => {
   await withSetup(planScript, { "a.txt": "a\n" }, async ({ repo, home }) => {
     const a = startAgent({ cwd: repo, home });
-    await initialize(a.agent);
-    const { sessionId } = await a.agent.request(acp.methods.agent.session.new, {
-      cwd: repo,
-      mcpServers: [],
-    });
+    const sessionId = await newSession(a.agent, repo);
     await a.agent.request(acp.methods.agent.session.setMode, { sessionId, modeId: "plan" });
-    const response = await a.agent.request(acp.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "create b.txt" }],
-    });
+    const response = await promptText(a.agent, sessionId, "create b.txt");
     assert.equal(response.stopReason, "end_turn");
     const updates = ofKind(a, "tool_call_update");
     assert.equal(
@@ -565,15 +539,8 @@ Deno.test("acp: a planner's plan arrives as a plan update before the executor an
     { "src/auth.ts": "export const x = 1;\n" },
     async ({ repo, home }) => {
       const a = startAgent({ cwd: repo, home });
-      await initialize(a.agent);
-      const { sessionId } = await a.agent.request(acp.methods.agent.session.new, {
-        cwd: repo,
-        mcpServers: [],
-      });
-      const response = await a.agent.request(acp.methods.agent.session.prompt, {
-        sessionId,
-        prompt: [{ type: "text", text: "fix the login bug, plan first" }],
-      });
+      const sessionId = await newSession(a.agent, repo);
+      const response = await promptText(a.agent, sessionId, "fix the login bug, plan first");
       assert.equal(response.stopReason, "end_turn");
       const entries = ofKind(a, "plan")[0]?.entries.map((e) => e.content) ?? [];
       assert.ok(
