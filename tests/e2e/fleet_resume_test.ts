@@ -5,8 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fakeToolCall, startFakeLlm } from "../fake_llm/mod.ts";
-import { RUN_FLAGS } from "../../cli/release/compile.ts";
-import { cliEnv, CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
+import { makeHome, makeRepo, runReasonix, spawnReasonix } from "./support.ts";
 import { delegate, firstUser, isChild, script, steps } from "./delegation_support.ts";
 
 const PLAN = {
@@ -15,25 +14,6 @@ const PLAN = {
     { id: "b", prompt: "bravo: take long" },
   ],
 };
-
-function spawnReasonix(args: string[], cwd: string, home: string): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...RUN_FLAGS,
-      "--config",
-      CONFIG_PATH,
-      join(CONFIG_PATH, "../cli/main.ts"),
-      ...args,
-    ],
-    cwd,
-    clearEnv: true,
-    env: cliEnv(home),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-}
 
 function exists(path: string): boolean {
   try {

@@ -6,12 +6,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startFakeLlm } from "../fake_llm/mod.ts";
 import type { FakeStep } from "../fake_llm/mod.ts";
-import { RUN_FLAGS } from "../../cli/release/compile.ts";
 import { sessionsDir } from "../../core/store/sessions.ts";
 import { decodeHistory } from "../../core/memory/history_store.ts";
 import type { ToolContext } from "../../tools/types.ts";
 import { openTestAgent } from "../support/host_agent.ts";
-import { cliEnv, CONFIG_PATH, makeHome, makeRepo, runReasonix } from "./support.ts";
+import { cliEnv, makeHome, makeRepo, runReasonix, spawnReasonix } from "./support.ts";
 
 interface WireMessage {
   role: string;
@@ -22,25 +21,6 @@ interface WireMessage {
 
 function messagesOf(body: unknown): WireMessage[] {
   return (body as { messages: WireMessage[] }).messages;
-}
-
-function spawnReasonix(args: string[], cwd: string, home: string): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      ...RUN_FLAGS,
-      "--config",
-      CONFIG_PATH,
-      join(CONFIG_PATH, "../cli/main.ts"),
-      ...args,
-    ],
-    cwd,
-    clearEnv: true,
-    env: cliEnv(home),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
 }
 
 async function waitFor(check: () => boolean, what: string, ms = 15_000): Promise<void> {

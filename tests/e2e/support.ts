@@ -5,6 +5,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RUN_FLAGS } from "../../cli/release/compile.ts";
 
 /** The repository's deno.json. */
 export const CONFIG_PATH: string = resolve(
@@ -129,6 +130,29 @@ export function reasonixProgram(): string[] {
     CONFIG_PATH,
     `${root}/${words.at(-1)}`,
   ];
+}
+
+/**
+ * `reasonix <args>` from the sources with the launcher's flags, started in `cwd` with `home` as
+ * REASONIX_HOME and left running: for tests that read it as it goes or kill it.
+ */
+export function spawnReasonix(args: string[], cwd: string, home: string): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      ...RUN_FLAGS,
+      "--config",
+      CONFIG_PATH,
+      join(CONFIG_PATH, "../cli/main.ts"),
+      ...args,
+    ],
+    cwd,
+    clearEnv: true,
+    env: cliEnv(home),
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
 }
 
 /** Runs `deno task reasonix <args>` from `cwd` with `home` as REASONIX_HOME. */
