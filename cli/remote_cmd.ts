@@ -9,7 +9,7 @@
  */
 import { join } from "node:path";
 import { parse as parseToml } from "smol-toml";
-import { ConfigError, reasonixHome } from "../core/config/mod.ts";
+import { ConfigError, reasonixHome, type RemoteTargetConfig } from "../core/config/mod.ts";
 import type { HostWorkspace } from "../core/host/open.ts";
 import type { RemoteRequest, RemoteSession } from "./commands/types.ts";
 import type { HttpServerSpec } from "../plugins/mcp/types.ts";
@@ -24,16 +24,6 @@ import {
   type UnknownHostKey,
 } from "../remote/mod.ts";
 
-/** A named target in `[remote.<name>]` of the user's config.toml. */
-interface NamedTarget {
-  target?: string;
-  host?: string;
-  user?: string;
-  port?: number;
-  path?: string;
-  identity_file?: string;
-}
-
 /**
  * The named target `name` from the user's config.toml. Only the user's file: a cloned
  * repository's reasonix.toml must not be able to point a name at another machine.
@@ -43,11 +33,11 @@ async function namedTarget(
   env: Record<string, string | undefined>,
 ): Promise<{ spec: RemoteTargetSpec; identity?: string }> {
   const file = join(reasonixHome(env), "config.toml");
-  let table: Record<string, NamedTarget> = {};
+  let table: Record<string, RemoteTargetConfig> = {};
   try {
     const parsed = parseToml(await Deno.readTextFile(file)) as { remote?: unknown };
     if (parsed.remote && typeof parsed.remote === "object") {
-      table = parsed.remote as Record<string, NamedTarget>;
+      table = parsed.remote as Record<string, RemoteTargetConfig>;
     }
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) {

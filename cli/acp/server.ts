@@ -52,14 +52,13 @@ import { version } from "../version.ts";
 import { editDiff, textBefore } from "./diff.ts";
 import { promptInput } from "./prompt.ts";
 import {
-  callArguments,
   callKind,
   planEntries,
   replayUpdates,
   stopReason,
   textContent,
+  toolCallStarted,
   toolLocations,
-  toolTitle,
 } from "./updates.ts";
 
 /** The protocol version this agent speaks (ACP v1). */
@@ -515,16 +514,7 @@ export class AcpServer {
         const call = event.call;
         const preview = await editDiff(call, { workspace: session.host.workspace, root, signal });
         session.calls.set(call.id, { call, preview, started: false });
-        return await this.#send(session, {
-          sessionUpdate: "tool_call",
-          toolCallId: call.id,
-          title: toolTitle(call),
-          kind: callKind(call),
-          status: "pending",
-          locations: toolLocations(call, root),
-          rawInput: callArguments(call),
-          ...(preview ? { content: [preview] } : {}),
-        });
+        return await this.#send(session, toolCallStarted(call, root, preview && [preview]));
       }
       case "permission": {
         const state = session.calls.get(event.callId);

@@ -123,6 +123,24 @@ export function toolLocations(call: ToolCall, root: string): ToolCallLocation[] 
   }
 }
 
+/** The `tool_call` update that announces `call`, pending, with optional `content`. */
+export function toolCallStarted(
+  call: ToolCall,
+  root: string,
+  content?: ToolCallContent[],
+): SessionUpdate {
+  return {
+    sessionUpdate: "tool_call",
+    toolCallId: call.id,
+    title: toolTitle(call),
+    kind: callKind(call),
+    status: "pending",
+    locations: toolLocations(call, root),
+    rawInput: callArguments(call),
+    ...(content ? { content } : {}),
+  };
+}
+
 /** A text block as tool call content. */
 export function textContent(text: string): ToolCallContent {
   return { type: "content", content: { type: "text", text } };
@@ -205,15 +223,7 @@ export function replayUpdates(messages: readonly Message[], root: string): Sessi
       }
       for (const call of m.toolCalls ?? []) {
         calls.set(call.id, call);
-        updates.push({
-          sessionUpdate: "tool_call",
-          toolCallId: call.id,
-          title: toolTitle(call),
-          kind: callKind(call),
-          status: "pending",
-          locations: toolLocations(call, root),
-          rawInput: callArguments(call),
-        });
+        updates.push(toolCallStarted(call, root));
       }
     } else if (m.role === "tool" && m.toolCallId && calls.has(m.toolCallId)) {
       updates.push({
